@@ -1,0 +1,109 @@
+// swift-tools-version:6.2
+
+import PackageDescription
+
+/// Platforms that do not have Apple's Security framework use the keychain simulator
+/// (a compatibility layer that provides the SecItem API surface) instead.
+let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
+
+let package = Package(
+    name: "tether",
+    platforms: [
+        .macOS(.v13),
+        .iOS(.v16),
+        .tvOS(.v16),
+        .watchOS(.v9),
+        .visionOS(.v1),
+    ],
+    products: [
+        .library(name: "Tether", targets: ["Tether"]),
+        .library(name: "TetherKeychain", targets: ["TetherKeychain"]),
+        .library(name: "TetherTesting", targets: ["TetherTesting"]),
+        .executable(name: "tether-demo", targets: ["TetherDemo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        // MARK: Core
+        .target(
+            name: "Tether",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // MARK: Keychain store
+        .target(
+            name: "TetherKeychain",
+            dependencies: [
+                "Tether",
+                .product(name: "Logging", package: "swift-log"),
+                .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
+            ]
+        ),
+        .target(name: "KeychainSimulator"),
+
+        // MARK: Test support
+        .target(
+            name: "TetherTesting",
+            dependencies: [
+                "Tether",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "TetherDemo",
+            dependencies: [
+                "Tether",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "TetherStoreProbe",
+            dependencies: ["Tether", "TetherTesting"]
+        ),
+        .executableTarget(
+            name: "TetherBenchmarks",
+            dependencies: ["Tether", "TetherTesting"]
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "TetherTests",
+            dependencies: [
+                "Tether",
+                "TetherTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherKeychainTests",
+            dependencies: [
+                "Tether",
+                "TetherKeychain",
+                "TetherTesting",
+                .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where [.executable, .test, .regular].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+    // Require `any` for existential types.
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    settings.append(.treatAllWarnings(as: .error))
+    target.swiftSettings = settings
+}

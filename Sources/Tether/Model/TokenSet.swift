@@ -1,0 +1,144 @@
+public import Foundation
+
+/// The tokens of one connection, with an expiry anchored at the moment the response arrived.
+///
+/// `expires_in` (RFC 6749 §5.1) is relative, so Tether turns it into an absolute ``expiresAt`` as soon as the
+/// token response is received and persists that instant; it never re-derives the expiry from a later clock
+/// reading. A response without `expires_in` gives a token set whose ``expiresAt`` is `nil`: the provider did not
+/// say how long the token lives, and a ``Session`` keeps using it until a resource server rejects it (see
+/// ``Session/forceRefresh()``).
+public struct TokenSet: Sendable, Hashable, Codable {
+    /// The access token; `nil` when a record holds only a refresh token (it is then refreshed before use).
+    public var accessToken: AccessToken?
+    /// The refresh token, if the provider issued one.
+    public var refreshToken: RefreshToken?
+    /// The OpenID Connect ID token, if any.
+    public var idToken: IDToken?
+    /// The token type, as the provider spelled it (`Bearer` in practice).
+    public var tokenType: String
+    /// The scopes granted, or `nil` when the provider did not list them (RFC 6749 §5.1: then they equal the
+    /// requested scopes).
+    public var scopes: [String]?
+    /// When the token response was received.
+    public var receivedAt: Date
+    /// When the access token expires, or `nil` when the provider did not say.
+    public var expiresAt: Date?
+
+    /// Creates a token set from values already anchored in time.
+    /// - Parameters:
+    ///   - accessToken: The access token.
+    ///   - refreshToken: The refresh token.
+    ///   - idToken: The ID token.
+    ///   - tokenType: The token type; `Bearer` by default.
+    ///   - scopes: The granted scopes, if listed.
+    ///   - receivedAt: When the response arrived.
+    ///   - expiresAt: When the access token expires, if known.
+    public init(
+        accessToken: AccessToken?,
+        refreshToken: RefreshToken? = nil,
+        idToken: IDToken? = nil,
+        tokenType: String = "Bearer",
+        scopes: [String]? = nil,
+        receivedAt: Date,
+        expiresAt: Date?
+    ) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.tokenType = tokenType
+        self.scopes = scopes
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// Anchors a token response at the moment it was received.
+    /// - Parameters:
+    ///   - response: The token endpoint's answer.
+    ///   - receivedAt: When the response arrived, read from the injected wall clock.
+    public init(_ response: TokenResponse, receivedAt: Date) {
+        self.init(
+            accessToken: response.accessToken,
+            refreshToken: response.refreshToken,
+            idToken: response.idToken,
+            tokenType: response.tokenType,
+            scopes: response.scopes,
+            receivedAt: receivedAt,
+            expiresAt: response.expiresIn.map { receivedAt.addingTimeInterval(max(0, $0.timeInterval)) }
+        )
+    }
+
+    /// How long the access token was issued for, or `nil` when unknown.
+    public var lifetime: Duration? {
+        guard let expiresAt else { return nil }
+        return .seconds(max(0, expiresAt.timeIntervalSince(receivedAt)))
+    }
+
+    /// Applies a refresh response (RFC 6749 §6): new values replace old ones, and a response without a refresh
+    /// token or ID token keeps the previous one.
+    /// - Parameters:
+    ///   - response: The refresh response.
+    ///   - receivedAt: When it arrived.
+    /// - Returns: The merged token set.
+    public func applying(_ response: TokenResponse, receivedAt: Date) -> TokenSet {
+        var next = TokenSet(response, receivedAt: receivedAt)
+        if next.refreshToken == nil { next.refreshToken = refreshToken }
+        if next.idToken == nil { next.idToken = idToken }
+        if next.scopes == nil { next.scopes = scopes }
+        return next
+    }
+
+    /// Whether the refresh token differs from the one in `other` (the provider rotated it).
+    public func rotatesRefreshToken(of other: TokenSet) -> Bool {
+        refreshToken != nil && refreshToken != other.refreshToken
+    }
+}
+
+/// A token endpoint's successful answer (RFC 6749 §5.1), before it is anchored in time.
+///
+/// A ``TokenRefresher`` returns one; the ``Session`` stamps it with the moment it arrived.
+public struct TokenResponse: Sendable, Hashable {
+    /// The access token.
+    public var accessToken: AccessToken
+    /// The refresh token; `nil` keeps the previous one.
+    public var refreshToken: RefreshToken?
+    /// The ID token, if any.
+    public var idToken: IDToken?
+    /// The token type; `Bearer` in practice.
+    public var tokenType: String
+    /// The granted scopes, if listed.
+    public var scopes: [String]?
+    /// The lifetime the provider gave (`expires_in`), or `nil` when it gave none.
+    public var expiresIn: Duration?
+
+    /// Creates a token response.
+    /// - Parameters:
+    ///   - accessToken: The access token.
+    ///   - refreshToken: The refresh token, if the provider sent one.
+    ///   - idToken: The ID token, if any.
+    ///   - tokenType: The token type; `Bearer` by default.
+    ///   - scopes: The granted scopes, if listed.
+    ///   - expiresIn: The lifetime the provider gave, if any.
+    public init(
+        accessToken: AccessToken,
+        refreshToken: RefreshToken? = nil,
+        idToken: IDToken? = nil,
+        tokenType: String = "Bearer",
+        scopes: [String]? = nil,
+        expiresIn: Duration?
+    ) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+        self.tokenType = tokenType
+        self.scopes = scopes
+        self.expiresIn = expiresIn
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    package var timeInterval: TimeInterval {
+        let parts = components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,1 @@
+// Keychain store: see KeychainStore.swift
