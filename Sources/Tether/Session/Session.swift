@@ -133,11 +133,15 @@ public actor Session {
     public var status: ConnectionStatus { deriveStatus(now: dateSource.now) }
 
     /// A stream of status changes; the first element is the current status.
+    /// - Parameter bufferingPolicy: What to keep when the consumer is slower than the changes: by default only
+    ///   the newest status, which is what a user interface shows; `.unbounded` keeps every transition.
     /// - Returns: A stream that ends when the session is released or the consumer stops iterating.
-    public func statusUpdates() -> AsyncStream<ConnectionStatus> {
+    public func statusUpdates(
+        bufferingPolicy: AsyncStream<ConnectionStatus>.Continuation.BufferingPolicy = .bufferingNewest(1)
+    ) -> AsyncStream<ConnectionStatus> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ConnectionStatus.self,
-            bufferingPolicy: .bufferingNewest(1)
+            bufferingPolicy: bufferingPolicy
         )
         publishStatus()
         nextSubscriberID += 1

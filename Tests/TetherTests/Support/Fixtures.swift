@@ -67,7 +67,7 @@ final class StatusRecorder: Sendable {
     private let task: Task<Void, Never>
 
     init(_ session: Session) async {
-        let stream = await session.statusUpdates()
+        let stream = await session.statusUpdates(bufferingPolicy: .unbounded)
         let seen = self.seen
         task = Task {
             for await status in stream { seen.mutate { $0.append(status) } }
