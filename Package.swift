@@ -61,6 +61,7 @@ let package = Package(
             name: "TetherDemo",
             dependencies: [
                 "Tether",
+                "TetherTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -70,7 +71,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "TetherBenchmarks",
-            dependencies: ["Tether", "TetherTesting"]
+            dependencies: [
+                "Tether",
+                "TetherTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // MARK: Tests
