@@ -174,14 +174,6 @@ extension KeychainStore {
             }
         }
 
-        /// The accessibility whose value the keychain reported, if it is one Tether knows.
-        init?(secValue: String) {
-            guard let kind = Kind.allCases.first(where: { Accessibility(kind: $0).secValue as String == secValue }) else {
-                return nil
-            }
-            self.kind = kind
-        }
-
         private init(kind: Kind) { self.kind = kind }
 
         /// The constant's name without its prefix, such as `afterFirstUnlock`.
