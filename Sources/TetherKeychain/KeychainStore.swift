@@ -1,0 +1,219 @@
+#if canImport(Security)
+import Security
+#else
+import KeychainSimulator
+#endif
+public import Foundation
+public import Logging
+public import Tether
+
+/// A ``CredentialStore`` in the Apple keychain: one generic-password item per connection.
+///
+/// Each record is an item whose `kSecAttrService` is the configured service, whose `kSecAttrAccount` is the
+/// ``ConnectionID``, and whose data is the record encoded by `ConnectionCodec`. The same source compiles against
+/// the Security framework on Apple platforms and against `KeychainSimulator` elsewhere, where the tests run it.
+///
+/// ## Rules it keeps
+/// - Writes set `kSecAttrSynchronizable` explicitly. Searches and deletes use `kSecAttrSynchronizableAny`, so a
+///   synchronized copy is never missed, and never put `kSecAttrAccessible` in a match query (it would act as a
+///   filter and hide records written with another accessibility).
+/// - A keychain that cannot be read yet (before the first unlock after boot, or a `whenUnlocked` item while the
+///   device is locked) throws ``CredentialStoreError/unavailable``: storage unavailable, never signed out.
+/// - Records found with other attributes than the configuration's (accessibility, synchronization, or one of
+///   ``Configuration/previousAccessGroups``) are rewritten on read: the new item is added before the old one is
+///   deleted, so no step loses the record.
+/// - Damaged data throws ``CredentialStoreError/corrupted`` and is left in place.
+///
+/// ## Compare-and-swap and leases are per process
+/// The keychain has no conditional write. ``write(_:expecting:)`` reads the stored version and then updates the
+/// item, with writers of the same connection queued on an in-process mutex, so the check and the write are atomic
+/// within one process only. The refresh lease is in-process as well. An app and its extensions that share an
+/// access group must coordinate across processes, which this store does not do yet: that needs a lock both
+/// processes can see, such as an advisory file lock (`flock`) on a file in the shared app-group container, taken
+/// around the read–refresh–write sequence, with the lease's timeout applied to waiting for it.
+public final class KeychainStore: CredentialStore {
+    /// The store's configuration.
+    public let configuration: Configuration
+
+    let clock: any Clock<Duration>
+    let logger: Logger
+    let leases = AsyncKeyedMutex()
+    let writers = AsyncKeyedMutex()
+
+    /// Creates a store.
+    /// - Parameters:
+    ///   - configuration: The service, access group, accessibility and synchronization of the items.
+    ///   - clock: The clock that lease timeouts are measured on.
+    ///   - logger: Where the store logs, at trace and debug level, without secrets.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when the configuration cannot work, such as a
+    ///   `ThisDeviceOnly` accessibility with a synchronizable item kind; no keychain call is made then.
+    public init(
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+    }
+
+    // MARK: CredentialStore
+
+    /// Reads a record, moving it to the configured attributes first when it was written with others.
+    /// - Parameter id: The connection.
+    /// - Returns: The record, or `nil` when there is none.
+    /// - Throws: ``CredentialStoreError`` — `unavailable` (device locked), `corrupted` (item left in place),
+    ///   `missingEntitlement` (names the access group), `invalidConfiguration`, `io` (with the OSStatus).
+    public func read(_ id: ConnectionID) async throws -> Connection? {
+        let kind = ItemKind.connection(of: self)
+        return try await withWriterLock(kind, id.rawValue) {
+            guard let (found, data) = try readItem(kind, account: id.rawValue) else { return nil }
+            let connection = try decode(data, id: id)
+            migrateIfNeeded(kind, account: id.rawValue, found: found, data: data)
+            return connection
+        }
+    }
+
+    /// Writes a record if the stored version matches `precondition`, assigning the next version.
+    /// - Parameters:
+    ///   - connection: The record to store; its version is ignored.
+    ///   - precondition: What the keychain must hold for the write to happen, checked within this process.
+    /// - Returns: The record as stored, with its new version.
+    /// - Throws: ``CredentialStoreError/versionConflict`` when the precondition fails; `corrupted` when the
+    ///   stored item cannot be decoded (it is left in place: delete it first); otherwise as ``read(_:)``.
+    public func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
+        let kind = ItemKind.connection(of: self)
+        let account = connection.id.rawValue
+        return try await withWriterLock(kind, account) {
+            let existing = try readItem(kind, account: account)
+            let stored = try existing.map { try decode($0.data, id: connection.id) }
+            guard precondition.isSatisfied(byStoredVersion: stored?.version) else {
+                throw CredentialStoreError.versionConflict.with(
+                    message: "Expected \(precondition) of \(connection.id), found "
+                        + (stored.map { "version \($0.version)" } ?? "none")
+                )
+            }
+            let written = connection.withVersion((stored?.version ?? 0) + 1)
+            let data: Data
+            do {
+                data = try ConnectionCodec.encode(written)
+            } catch {
+                throw CredentialStoreError.io.with(message: "The record of \(connection.id) could not be encoded", cause: error)
+            }
+            try put(kind, account: account, data: data, replacing: existing?.found, allowsReplacingUnseen: precondition != .absent)
+            logger.debug(
+                "keychain.write",
+                metadata: ["keychain.connection": "\(connection.id)", "keychain.version": "\(written.version)"]
+            )
+            return written
+        }
+    }
+
+    /// Deletes a record's items: synchronized and local copies, in the configured and the previous access
+    /// groups. Deleting a missing record succeeds.
+    /// - Parameter id: The connection.
+    /// - Throws: ``CredentialStoreError`` — `unavailable`, `missingEntitlement`, `invalidConfiguration`, `io`.
+    public func delete(_ id: ConnectionID) async throws {
+        let kind = ItemKind.connection(of: self)
+        try await withWriterLock(kind, id.rawValue) {
+            try deleteAll(kind, account: id.rawValue)
+        }
+    }
+
+    /// Lists the stored connections, synchronized or not, in the configured and previous access groups.
+    /// - Returns: The identifiers, sorted, each once.
+    /// - Throws: ``CredentialStoreError`` — `unavailable`, `missingEntitlement`, `invalidConfiguration`, `io`.
+    public func list() async throws -> [ConnectionID] {
+        try listAccounts(ItemKind.connection(of: self)).compactMap { account in
+            account.isEmpty || account.count > 200 ? nil : ConnectionID(account)
+        }
+    }
+
+    /// Waits for the refresh lease of a connection, which at most one task of this process holds at a time.
+    ///
+    /// The lease is not shared with other processes yet (see the type's discussion).
+    /// - Parameters:
+    ///   - id: The connection.
+    ///   - timeout: How long to wait, on the store's clock.
+    /// - Returns: The lease; release it when done.
+    /// - Throws: ``CredentialStoreError/leaseTimeout``, or `CancellationError`.
+    public func acquireRefreshLease(for id: ConnectionID, timeout: Duration) async throws -> any RefreshLease {
+        guard try await leases.lock(id.rawValue, timeout: timeout, clock: clock) else {
+            throw CredentialStoreError.leaseTimeout.with(message: "Timed out waiting for the refresh lease of \(id)")
+        }
+        logger.trace("keychain.lease.acquired", metadata: ["keychain.connection": "\(id)"])
+        return MutexLease(mutex: leases, key: id.rawValue)
+    }
+
+    // MARK: Key material
+
+    /// Stores long-lived key material, such as an identity or end-to-end encryption key, under a name.
+    ///
+    /// Key material is synchronizable by default (``Synchronization/keyMaterial``), so a new device or a
+    /// reinstall keeps it when the user has iCloud Keychain on; whether it is on cannot be checked.
+    /// - Parameters:
+    ///   - data: The key bytes.
+    ///   - name: The key's name, unique within the store.
+    /// - Throws: ``CredentialStoreError`` — `unavailable`, `missingEntitlement`, `invalidConfiguration`, `io`.
+    public func writeKeyMaterial(_ data: Data, named name: String) async throws {
+        let kind = ItemKind.keyMaterial(of: self)
+        try await withWriterLock(kind, name) {
+            let existing = try readItem(kind, account: name)
+            try put(kind, account: name, data: data, replacing: existing?.found, allowsReplacingUnseen: true)
+            logger.debug("keychain.key.write", metadata: ["keychain.key": "\(name)"])
+        }
+    }
+
+    /// Reads key material stored by ``writeKeyMaterial(_:named:)``, synchronized or not.
+    /// - Parameter name: The key's name.
+    /// - Returns: The key bytes, or `nil` when there is no such key.
+    /// - Throws: ``CredentialStoreError`` — `unavailable`, `missingEntitlement`, `invalidConfiguration`, `io`.
+    public func readKeyMaterial(named name: String) async throws -> Data? {
+        let kind = ItemKind.keyMaterial(of: self)
+        return try await withWriterLock(kind, name) {
+            guard let (found, data) = try readItem(kind, account: name) else { return nil }
+            migrateIfNeeded(kind, account: name, found: found, data: data)
+            return data
+        }
+    }
+
+    /// Deletes key material, synchronized and local copies. Deleting a missing key succeeds.
+    /// - Parameter name: The key's name.
+    /// - Throws: ``CredentialStoreError`` — `unavailable`, `missingEntitlement`, `invalidConfiguration`, `io`.
+    public func deleteKeyMaterial(named name: String) async throws {
+        let kind = ItemKind.keyMaterial(of: self)
+        try await withWriterLock(kind, name) {
+            try deleteAll(kind, account: name)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` while no other task of this process reads or writes the same item.
+    private func withWriterLock<T>(_ kind: ItemKind, _ account: String, _ body: () throws -> T) async throws -> T {
+        let key = "\(kind.service)\u{0}\(account)"
+        try await writers.lock(key)
+        defer { writers.unlock(key) }
+        return try body()
+    }
+
+    private func decode(_ data: Data, id: ConnectionID) throws -> Connection {
+        let connection: Connection
+        do {
+            connection = try ConnectionCodec.decode(data)
+        } catch {
+            logger.debug("keychain.read.corrupted", metadata: ["keychain.connection": "\(id)"])
+            throw CredentialStoreError.corrupted.with(
+                message: "The keychain item of \(id) is not a Tether record; it was left in place",
+                cause: error
+            )
+        }
+        guard connection.id == id else {
+            throw CredentialStoreError.corrupted.with(
+                message: "The keychain item of \(id) holds another connection's record; it was left in place"
+            )
+        }
+        return connection
+    }
+}

@@ -1,1 +1,0 @@
-// Keychain store: see KeychainStore.swift
