@@ -10,6 +10,7 @@ import Darwin
 #endif
 
 /// Crash safety and the cross-process lease, checked with a real helper process (`TetherStoreProbe`).
+@Suite(.timeLimit(.minutes(2)))
 struct VaultCrashTests {
     @Test func killedWriterNeverLeavesADamagedOrOlderRecord() async throws {
         let fixture = VaultFixture()
