@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 import Testing
 import Tether
 import TetherTesting
@@ -209,6 +211,32 @@ struct VaultStoreTests {
             #expect(text.contains("<redacted>"))
         }
         #expect(throws: CredentialStoreError.invalidConfiguration) { try VaultKey(base64: "AAAA") }
+    }
+
+    @Test func logsAreTraceOrDebugWithVaultKeysAndNoSecrets() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let handler = InMemoryLogHandler()
+        var logger = Logger(label: "test") { _ in handler }
+        logger.logLevel = .trace
+        let store = try VaultStore(directory: fixture.directory, environment: [:], logger: logger)
+        let record = try await store.write(StoreContract.sampleConnection("google"))
+        _ = try await store.read("google")
+        try await store.withRefreshLease(for: "google", timeout: .seconds(5)) {}
+        try await store.delete("google")
+        let keyText = try String(contentsOf: fixture.directory.appendingPathComponent("vault.key"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let secrets = [
+            record.tokens.accessToken?.revealedValue, record.tokens.refreshToken?.revealedValue,
+            record.tokens.idToken?.revealedValue, keyText,
+        ].compactMap { $0 }
+        #expect(!handler.entries.isEmpty)
+        for entry in handler.entries {
+            #expect(entry.level <= .debug)
+            #expect(entry.metadata.keys.allSatisfy { $0.hasPrefix("vault.") })
+            let text = "\(entry.message) \(entry.metadata)"
+            #expect(secrets.allSatisfy { !text.contains($0) })
+        }
     }
 
     // MARK: Names
