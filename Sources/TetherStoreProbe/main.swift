@@ -1,1 +1,18 @@
-print("todo")
+import Foundation
+
+// A helper process for the store tests: `TetherStoreProbe <subcommand> <arguments…>`.
+// Each subcommand lives in its own file and returns the exit status.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let subcommandArguments = Array(arguments.dropFirst())
+let status: Int32
+
+switch arguments.first {
+case "write-loop": status = await writeLoop(subcommandArguments)
+case "hold-lease": status = await holdLease(subcommandArguments)
+default:
+    probeFail("usage: TetherStoreProbe write-loop <dir> <connection-id> <count> | hold-lease <dir> <id> <millis>")
+    status = 64
+}
+
+exit(status)

@@ -1,0 +1,172 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, throwing wrappers over the POSIX calls a ``VaultStore`` makes. Every failure becomes
+/// ``CredentialStoreError/io`` with the operation, the path and the `errno` text; paths hold no secrets (record
+/// files are named after connection identifiers).
+enum VaultFiles {
+    static let fileMode: mode_t = 0o600
+    static let directoryMode: mode_t = 0o700
+
+    static func failure(_ operation: String, _ path: String, code: Int32 = errno) -> CredentialStoreError {
+        let text = String(cString: strerror(code))
+        return CredentialStoreError.io.with(
+            message: "Could not \(operation) \(path): \(text)",
+            cause: POSIXErrorCode(rawValue: code).map { POSIXError($0) }
+        )
+    }
+
+    /// Creates a directory with mode 0700, or tightens an existing one that is looser.
+    static func makePrivateDirectory(_ path: String) throws {
+        if mkdir(path, directoryMode) != 0 {
+            let code = errno
+            guard code == EEXIST else { throw failure("create the folder", path, code: code) }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure("inspect the folder", path) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw CredentialStoreError.invalidConfiguration.with(message: "\(path) is not a folder")
+        }
+        // mkdir applies the umask, which may also take bits from the owner; set the mode exactly.
+        if info.st_mode & 0o777 != directoryMode {
+            guard chmod(path, directoryMode) == 0 else { throw failure("restrict the permissions of", path) }
+        }
+    }
+
+    /// Reads a whole file.
+    /// - Returns: The bytes, or `nil` when the file does not exist.
+    static func readFile(_ path: String) throws -> Data? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw failure("open", path, code: code)
+        }
+        defer { close(fd) }
+        var result = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return result }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", path)
+            }
+            result.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// Creates `path` (which must not exist) with mode 0600, writes `data` and flushes it to disk.
+    static func writeNewFile(_ path: String, _ data: Data) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        guard fd >= 0 else { throw failure("create", path) }
+        do {
+            // open applies the umask; set the mode exactly.
+            guard fchmod(fd, fileMode) == 0 else { throw failure("restrict the permissions of", path) }
+            try writeAll(fd, data, path)
+            guard fsync(fd) == 0 else { throw failure("flush", path) }
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+        guard close(fd) == 0 else {
+            let code = errno
+            unlink(path)
+            throw failure("close", path, code: code)
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ data: Data, _ path: String) throws {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("write", path)
+                }
+                offset += count
+            }
+        }
+    }
+
+    /// Flushes a folder's entries (after a rename, link or unlink) to disk.
+    static func syncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open the folder", path) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw failure("flush the folder", path) }
+    }
+
+    static func replace(_ source: String, with target: String) throws {
+        guard rename(source, target) == 0 else { throw failure("move a new record into", target) }
+    }
+
+    /// Removes a file.
+    /// - Returns: Whether a file was removed (`false` when it did not exist).
+    @discardableResult
+    static func remove(_ path: String) throws -> Bool {
+        if unlink(path) == 0 { return true }
+        let code = errno
+        if code == ENOENT { return false }
+        throw failure("delete", path, code: code)
+    }
+
+    /// Hard-links `source` to `target`, which must not exist.
+    /// - Returns: Whether the link was made; `false` when `target` already exists.
+    static func link(_ source: String, to target: String) throws -> Bool {
+        #if canImport(Glibc)
+        let result = Glibc.link(source, target)
+        #else
+        let result = Darwin.link(source, target)
+        #endif
+        if result == 0 { return true }
+        let code = errno
+        if code == EEXIST { return false }
+        throw failure("create", target, code: code)
+    }
+
+    /// Removes group and other permissions from a file that has them.
+    static func restrictFile(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure("inspect", path) }
+        if info.st_mode & 0o077 != 0 {
+            guard chmod(path, fileMode) == 0 else { throw failure("restrict the permissions of", path) }
+        }
+    }
+
+    /// Opens (creating it if needed) a lock file.
+    static func openLockFile(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, fileMode)
+        guard fd >= 0 else { throw failure("open the lock file", path) }
+        return fd
+    }
+
+    /// Tries to take an exclusive `flock` without waiting.
+    /// - Returns: Whether the lock was taken; `false` when another open file description holds it.
+    static func tryLock(_ fd: Int32, _ path: String) throws -> Bool {
+        while true {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK || code == EAGAIN { return false }
+            throw failure("lock", path, code: code)
+        }
+    }
+
+    static func unlockAndClose(_ fd: Int32) {
+        _ = flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// A random suffix for temporary file names.
+    static func randomSuffix() -> String {
+        String(UInt64.random(in: .min ... .max), radix: 16)
+    }
+}

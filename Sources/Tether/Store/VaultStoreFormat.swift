@@ -1,0 +1,162 @@
+import Crypto
+package import Foundation
+
+/// The binary format of a vault record file.
+///
+/// ```
+/// offset  size  field
+///      0     4  magic "TVLT"
+///      4     2  format version, big-endian (1)
+///      6     8  key identifier (see VaultKey.identifier)
+///     14    12  AES-GCM nonce
+///     26     n  AES-GCM ciphertext of ConnectionCodec.encode(connection)
+///   26+n    16  AES-GCM tag
+/// ```
+///
+/// The associated data is the 14 header bytes followed by the connection identifier's UTF-8, so a record
+/// copied or renamed to another connection's file does not open.
+package enum VaultRecordFormat {
+    package static let magic = Data("TVLT".utf8)
+    package static let currentVersion: UInt16 = 1
+    package static let headerCount = 14
+    package static let nonceCount = 12
+    package static let tagCount = 16
+    package static let minimumCount = headerCount + nonceCount + tagCount
+
+    /// Encrypts a record.
+    static func seal(_ connection: Connection, key: VaultKey) throws -> Data {
+        let plaintext: Data
+        do {
+            plaintext = try ConnectionCodec.encode(connection)
+        } catch {
+            throw CredentialStoreError.io.with(
+                message: "The record of \(connection.id) could not be encoded",
+                cause: error
+            )
+        }
+        return try seal(plaintext: plaintext, id: connection.id, key: key)
+    }
+
+    /// Encrypts arbitrary bytes as the record of `id`; tests use it to make well-encrypted but invalid records.
+    package static func seal(plaintext: Data, id: ConnectionID, key: VaultKey) throws -> Data {
+        let header = header(version: currentVersion, key: key)
+        do {
+            let box = try AES.GCM.seal(
+                plaintext,
+                using: key.symmetricKey,
+                authenticating: associatedData(header: header, id: id)
+            )
+            var file = header
+            file.append(contentsOf: box.nonce)
+            file.append(box.ciphertext)
+            file.append(box.tag)
+            return file
+        } catch {
+            throw CredentialStoreError.io.with(message: "The record of \(id) could not be encrypted", cause: error)
+        }
+    }
+
+    /// Decrypts and checks a record file's bytes.
+    ///
+    /// - Throws: ``CredentialStoreError/corrupted`` (truncated, tampered, not a record, or another connection's
+    ///   record), ``CredentialStoreError/wrongKey`` or ``CredentialStoreError/unsupportedFormat``.
+    static func open(_ file: Data, id: ConnectionID, key: VaultKey) throws -> Connection {
+        let bytes = [UInt8](file)
+        guard bytes.count >= magic.count, bytes.prefix(magic.count).elementsEqual(magic) else {
+            throw CredentialStoreError.corrupted.with(
+                message: "The vault file of \(id) is not a vault record (bad magic)"
+            )
+        }
+        guard bytes.count >= 6 else {
+            throw CredentialStoreError.corrupted.with(message: "The vault file of \(id) is truncated")
+        }
+        let version = UInt16(bytes[4]) << 8 | UInt16(bytes[5])
+        guard version <= currentVersion else {
+            throw CredentialStoreError.unsupportedFormat.with(
+                message: "The vault file of \(id) has format version \(version); "
+                    + "this version of Tether reads format versions up to \(currentVersion)"
+            )
+        }
+        guard version >= 1 else {
+            throw CredentialStoreError.corrupted.with(
+                message: "The vault file of \(id) has the invalid format version 0"
+            )
+        }
+        guard bytes.count >= minimumCount else {
+            throw CredentialStoreError.corrupted.with(message: "The vault file of \(id) is truncated")
+        }
+        let storedIdentifier = Data(bytes[6..<headerCount])
+        let nonceEnd = headerCount + nonceCount
+        let tagStart = bytes.count - tagCount
+        let box: AES.GCM.SealedBox
+        do {
+            box = try AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: bytes[headerCount..<nonceEnd]),
+                ciphertext: bytes[nonceEnd..<tagStart],
+                tag: bytes[tagStart...]
+            )
+        } catch {
+            throw CredentialStoreError.corrupted.with(message: "The vault file of \(id) is truncated", cause: error)
+        }
+
+        guard storedIdentifier == key.identifier else {
+            // Either another key wrote the file, or its key identifier was damaged. Only the latter opens when
+            // the identifier is put back, and telling them apart costs nothing on the normal path.
+            let repaired = header(version: version, key: key)
+            if (try? AES.GCM.open(box, using: key.symmetricKey, authenticating: associatedData(header: repaired, id: id)))
+                != nil
+            {
+                throw CredentialStoreError.corrupted.with(
+                    message: "The vault file of \(id) has a damaged key identifier"
+                )
+            }
+            throw CredentialStoreError.wrongKey.with(
+                message: "The vault file of \(id) was written with a different key"
+            )
+        }
+
+        let plaintext: Data
+        do {
+            plaintext = try AES.GCM.open(
+                box,
+                using: key.symmetricKey,
+                authenticating: associatedData(header: Data(bytes[0..<headerCount]), id: id)
+            )
+        } catch {
+            throw CredentialStoreError.corrupted.with(
+                message: "The vault file of \(id) failed authentication: it is truncated, tampered with, "
+                    + "or belongs to another connection",
+                cause: error
+            )
+        }
+        let connection: Connection
+        do {
+            connection = try ConnectionCodec.decode(plaintext)
+        } catch {
+            // The cause is dropped on purpose: a DecodingError's context may quote record content.
+            throw CredentialStoreError.corrupted.with(
+                message: "The vault file of \(id) decrypted but does not hold a valid record"
+            )
+        }
+        guard connection.id == id else {
+            throw CredentialStoreError.corrupted.with(
+                message: "The vault file of \(id) holds the record of another connection"
+            )
+        }
+        return connection
+    }
+
+    static func header(version: UInt16, key: VaultKey) -> Data {
+        var header = magic
+        header.append(UInt8(version >> 8))
+        header.append(UInt8(version & 0xFF))
+        header.append(key.identifier)
+        return header
+    }
+
+    static func associatedData(header: Data, id: ConnectionID) -> Data {
+        var data = header
+        data.append(contentsOf: id.rawValue.utf8)
+        return data
+    }
+}
