@@ -63,6 +63,8 @@ struct Demo {
             timeline.step(step.title)
             do {
                 try await step.run()
+                // Let the status watchers print before the next step's header.
+                try await Task.sleep(for: .milliseconds(30))
             } catch {
                 timeline.fail(step.title, "\(error)")
                 passed = false
@@ -190,8 +192,8 @@ struct DemoFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-func check(_ condition: @autoclosure () throws -> Bool, _ message: String) throws {
-    guard try condition() else { throw DemoFailure(message) }
+func check(_ condition: Bool, _ message: String) throws {
+    guard condition else { throw DemoFailure(message) }
 }
 
 /// Prints the timeline: steps, status changes with their time, and notes.
@@ -212,7 +214,23 @@ final class Timeline: Sendable {
     func watch(_ session: Session, label: String) async -> Task<Void, Never> {
         let stream = await session.statusUpdates(bufferingPolicy: .unbounded)
         return Task {
-            for await status in stream { self.emit("\(self.elapsed)      [\(label)] status: \(status)") }
+            for await status in stream { self.emit("\(self.elapsed)      [\(label)] \(Self.render(status))") }
+        }
+    }
+
+    /// A status as a settings row would show it.
+    static func render(_ status: ConnectionStatus) -> String {
+        func seconds(until date: Date) -> String { String(format: "%.1fs", max(0, date.timeIntervalSinceNow)) }
+        switch status {
+        case .connected(let account, let until):
+            return "connected as \(account.maskedDisplayIdentifier ?? account.providerID)"
+                + (until.map { ", token valid for \(seconds(until: $0))" } ?? "")
+        case .offline(_, let next, let error):
+            return "offline (\(error.message))" + (next.map { ", next attempt in \(seconds(until: $0))" } ?? "")
+        case .needsSignIn(let reason, let hint):
+            return "needs sign-in: \(reason.message)" + (hint.map { " (hint: \($0.maskedDisplayIdentifier ?? ""))" } ?? "")
+        default:
+            return "\(status)"
         }
     }
 

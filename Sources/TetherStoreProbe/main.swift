@@ -10,8 +10,12 @@ let status: Int32
 switch arguments.first {
 case "write-loop": status = await writeLoop(subcommandArguments)
 case "hold-lease": status = await holdLease(subcommandArguments)
+case "refresh-loop": status = await refreshLoop(subcommandArguments)
 default:
-    probeFail("usage: TetherStoreProbe write-loop <dir> <connection-id> <count> | hold-lease <dir> <id> <millis>")
+    probeFail(
+        "usage: TetherStoreProbe write-loop <dir> <connection-id> <count> | hold-lease <dir> <id> <millis>"
+            + " | refresh-loop <dir> <issuer-state> <id> <seconds> <lifetime-ms>"
+    )
     status = 64
 }
 

@@ -27,6 +27,9 @@ public final class TestIssuer: TokenRefresher, TokenRevoker, Sendable {
         public var revocations = 0
         /// Sign-ins.
         public var signIns = 0
+
+        /// All zero.
+        public init() {}
     }
 
     private struct Grant: Codable {

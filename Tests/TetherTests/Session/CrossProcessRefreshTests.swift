@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import Tether
+import TetherTesting
+
+/// Several real processes share one vault and one strict issuer (rotation + reuse detection, state in a file).
+struct CrossProcessRefreshTests {
+    @Test(.timeLimit(.minutes(1)))
+    func processesSharingAVaultNeverReuseARotatedRefreshToken() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let stateFile = fixture.directory.appendingPathComponent("issuer-state.json")
+        let lifetimeMillis = 1_000
+        let seconds = 4.0
+        let issuer = TestIssuer(lifetime: .milliseconds(lifetimeMillis), stateFile: stateFile)
+        let store = try fixture.store()
+        let account = Account(providerID: "dev", subject: "user-1")
+        try await store.write(Connection(id: "shared", account: account, tokens: try issuer.signInTokens(subject: "user-1")))
+
+        let probes = try (0..<4).map { _ in
+            try ProbeProcess.launch(
+                ["refresh-loop", fixture.directory.path, stateFile.path, "shared", "\(seconds)", "\(lifetimeMillis)"],
+                key: fixture.key
+            )
+        }
+        defer { probes.forEach { $0.kill() } }
+        for probe in probes {
+            #expect(probe.waitForExit(timeout: .seconds(30)))
+            #expect(probe.process.terminationReason == .exit)
+            #expect(probe.process.terminationStatus == 0, "a process ended without a token the issuer accepts")
+        }
+
+        let counters = try issuer.counters()
+        #expect(counters.reuseDetections == 0)
+        #expect(counters.failedRefreshes == 0)
+        // A 1 s token is refreshed 0.25 s before expiry, once for all four processes: about every 0.75 s.
+        let expected = seconds / 0.75
+        #expect(Double(counters.refreshes) >= expected - 2, "refreshes: \(counters.refreshes)")
+        #expect(Double(counters.refreshes) <= expected + 2, "refreshes: \(counters.refreshes)")
+        let stored = try #require(try await store.read("shared"))
+        #expect(try issuer.accepts(try #require(stored.tokens.accessToken)))
+    }
+}
