@@ -190,7 +190,9 @@ struct Request {
         kSecAttrLabel, kSecAttrGeneric, kSecAttrDescription, kSecAttrComment,
     ]
     static let returnKeys: Set<String> = [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef]
-    static let addKeys = attributeKeys.union([kSecClass, kSecValueData, kSecUseDataProtectionKeychain]).union(returnKeys)
+    static let addKeys = attributeKeys.union([kSecClass, kSecValueData, kSecUseDataProtectionKeychain]).union(
+        returnKeys
+    )
     static let matchKeys = attributeKeys.union([kSecClass, kSecUseDataProtectionKeychain])
     static let copyKeys = matchKeys.union(returnKeys).union([kSecMatchLimit])
     static let updateKeys = attributeKeys.union([kSecValueData])

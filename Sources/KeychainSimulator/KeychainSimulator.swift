@@ -293,8 +293,8 @@ public final class KeychainSimulator: Sendable {
             while let index = hooks.beforeActions.firstIndex(where: { $0.operation == operation }) {
                 actions.append(hooks.beforeActions.remove(at: index).action)
             }
-            if let index = hooks.injectedFailures.firstIndex(where: { $0.operation == nil || $0.operation == operation })
-            {
+            if let index = hooks.injectedFailures.firstIndex(where: { $0.operation == nil || $0.operation == operation }
+            ) {
                 return (hooks.injectedFailures.remove(at: index).status, actions)
             }
             return (nil, actions)
@@ -355,7 +355,8 @@ public final class KeychainSimulator: Sendable {
             }
             device.nextSequence += 1
             device.items.append(item)
-            return request.returnsSomething ? item.result(data: request.returnData, attributes: request.returnAttributes) : nil
+            return request.returnsSomething
+                ? item.result(data: request.returnData, attributes: request.returnAttributes) : nil
         }
     }
 
@@ -381,7 +382,9 @@ public final class KeychainSimulator: Sendable {
         let change = try Request(changes, allowed: Request.updateKeys)
         if case .some(.any) = change.synchronizable { throw SecError(errSecParam) }
         let newGroup = try change.accessGroup.map { group in try self.resolveGroup(group) }
-        if let accessibility = change.accessibility { _ = try Protection.validate(accessibility, synchronizable: false) }
+        if let accessibility = change.accessibility {
+            _ = try Protection.validate(accessibility, synchronizable: false)
+        }
 
         try device.withLock { device throws in
             let matches = try self.matchingIndices(request, in: device)

@@ -57,16 +57,27 @@ struct Benchmarks {
             let elapsed = nanoseconds(clock.now - start)
             samples.append(elapsed / Double(tasks * perTask))
         }
-        report("validAccessToken(), fresh token, \(tasks) concurrent tasks (wall time / total calls)", samples, unit: "ns/call")
+        report(
+            "validAccessToken(), fresh token, \(tasks) concurrent tasks (wall time / total calls)",
+            samples,
+            unit: "ns/call"
+        )
         print("    throughput (median): \(Int(1e9 / median(samples))) calls/s")
     }
 
     static func vaultWriteAndRead(iterations: Int) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tether-bench-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try VaultStore(directory: directory, key: .generate(), logger: silent)
         let issuer = TestIssuer()
-        var record = Connection(id: "bench", account: account, tokens: try freshTokens(issuer), metadata: ["calendar": "primary"])
+        var record = Connection(
+            id: "bench",
+            account: account,
+            tokens: try freshTokens(issuer),
+            metadata: ["calendar": "primary"]
+        )
         let clock = ContinuousClock()
         var writes: [Double] = []
         var reads: [Double] = []
@@ -83,7 +94,9 @@ struct Benchmarks {
     }
 
     static func restoreFromVault(iterations: Int) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tether-bench-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = VaultKey.generate()
         let store = try VaultStore(directory: directory, key: key, logger: silent)
@@ -123,7 +136,11 @@ struct Benchmarks {
         print(
             String(
                 format: "    median %.2f %@, p90 %.2f, p99 %.2f, min %.2f  (n = %d)",
-                median(samples), unit, percentile(samples, 0.9), percentile(samples, 0.99), samples.min() ?? .nan,
+                median(samples),
+                unit,
+                percentile(samples, 0.9),
+                percentile(samples, 0.99),
+                samples.min() ?? .nan,
                 samples.count
             )
         )

@@ -93,7 +93,10 @@ struct Demo {
         return [
             Step(title: "Sign in") {
                 let watcher = await timeline.watch(firstLaunch, label: "launch 1")
-                try await firstLaunch.signIn(account: account, tokens: try issuer.signInTokens(subject: account.subject))
+                try await firstLaunch.signIn(
+                    account: account,
+                    tokens: try issuer.signInTokens(subject: account.subject)
+                )
                 try await expect(firstLaunch, is: .connected, watcher)
             },
             Step(title: "A fresh launch restores the session without signing in") {
@@ -228,7 +231,8 @@ final class Timeline: Sendable {
         case .offline(_, let next, let error):
             return "offline (\(error.message))" + (next.map { ", next attempt in \(seconds(until: $0))" } ?? "")
         case .needsSignIn(let reason, let hint):
-            return "needs sign-in: \(reason.message)" + (hint.map { " (hint: \($0.maskedDisplayIdentifier ?? ""))" } ?? "")
+            return "needs sign-in: \(reason.message)"
+                + (hint.map { " (hint: \($0.maskedDisplayIdentifier ?? ""))" } ?? "")
         default:
             return "\(status)"
         }
@@ -264,7 +268,9 @@ struct Options {
             case "-h", "--help": help = true
             case "-v", "--verbose": verbose = true
             case "--lifetime":
-                if let value = iterator.next().flatMap(Double.init), value > 0 { lifetime = .milliseconds(Int(value * 1000)) }
+                if let value = iterator.next().flatMap(Double.init), value > 0 {
+                    lifetime = .milliseconds(Int(value * 1000))
+                }
             default: help = true
             }
         }

@@ -1,9 +1,10 @@
+import Tether
+
 #if canImport(Security)
 import Security
 #else
 import KeychainSimulator
 #endif
-import Tether
 
 extension KeychainStore {
     /// How a ``KeychainStore`` names and protects its items.
@@ -57,7 +58,9 @@ extension KeychainStore {
             }
             // SecItem.h: synchronizable items may not use a …ThisDeviceOnly accessibility (FACTS.md §4 [K-sync]).
             if accessibility.isThisDeviceOnly {
-                for (kind, policy) in [("connections", synchronization.connections), ("keyMaterial", synchronization.keyMaterial)]
+                for (kind, policy) in [
+                    ("connections", synchronization.connections), ("keyMaterial", synchronization.keyMaterial),
+                ]
                 where policy.isSynchronizable {
                     throw CredentialStoreError.invalidConfiguration.with(
                         message: "Accessibility \(accessibility) never leaves the device, so synchronization.\(kind) "
@@ -145,7 +148,11 @@ extension KeychainStore {
         @available(*, deprecated, message: "Deprecated by Apple (iOS 12, macOS 10.14); use afterFirstUnlock")
         public static let always = Accessibility(kind: .always)
         /// Always readable, and never restored to another device.
-        @available(*, deprecated, message: "Deprecated by Apple (iOS 12, macOS 10.14); use afterFirstUnlockThisDeviceOnly")
+        @available(
+            *,
+            deprecated,
+            message: "Deprecated by Apple (iOS 12, macOS 10.14); use afterFirstUnlockThisDeviceOnly"
+        )
         public static let alwaysThisDeviceOnly = Accessibility(kind: .alwaysThisDeviceOnly)
 
         /// Whether items never leave this device (and so cannot be synchronizable).
@@ -170,7 +177,8 @@ extension KeychainStore {
             // Apple deprecated these constants; reaching them through a protocol keeps the deprecation warning
             // (an error in this package) out of a build that only forwards the user's explicit choice.
             case .always: (LegacyAccessibility.self as any LegacyAccessibilityValues.Type).always
-            case .alwaysThisDeviceOnly: (LegacyAccessibility.self as any LegacyAccessibilityValues.Type).alwaysThisDeviceOnly
+            case .alwaysThisDeviceOnly:
+                (LegacyAccessibility.self as any LegacyAccessibilityValues.Type).alwaysThisDeviceOnly
             }
         }
 

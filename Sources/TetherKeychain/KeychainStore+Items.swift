@@ -1,11 +1,12 @@
+import Foundation
+import Logging
+import Tether
+
 #if canImport(Security)
 import Security
 #else
 import KeychainSimulator
 #endif
-import Foundation
-import Logging
-import Tether
 
 // The SecItem calls behind KeychainStore. Every query names the class, service and account (or only the service,
 // to list), uses the data-protection keychain on macOS (FACTS.md §4 [K-dpk]), and never matches on
@@ -101,7 +102,10 @@ extension KeychainStore {
             if status == errSecItemNotFound { continue }
             if status == errSecMissingEntitlement, index > 0 {
                 // An old group the app has lost: nothing can be migrated from it.
-                logger.debug("keychain.previous_group.unavailable", metadata: ["keychain.access_group": "\(group ?? "")"])
+                logger.debug(
+                    "keychain.previous_group.unavailable",
+                    metadata: ["keychain.access_group": "\(group ?? "")"]
+                )
                 continue
             }
             guard status == errSecSuccess else { throw error(for: status, operation: "search", group: group) }
@@ -133,7 +137,9 @@ extension KeychainStore {
         if status == errSecItemNotFound { return nil }
         guard status == errSecSuccess else { throw error(for: status, operation: "read", group: found.accessGroup) }
         guard let data = result as? Data else {
-            throw CredentialStoreError.corrupted.with(message: "The keychain returned no data for a Tether \(kind.name)")
+            throw CredentialStoreError.corrupted.with(
+                message: "The keychain returned no data for a Tether \(kind.name)"
+            )
         }
         logger.trace(
             "keychain.read",
@@ -164,7 +170,12 @@ extension KeychainStore {
             if isConfiguredGroup(found.accessGroup), found.isSynchronizable == kind.sync.isSynchronizable {
                 // Accessibility is not part of the primary key: change it in place.
                 try update(
-                    exactQuery(kind, account: account, group: found.accessGroup, synchronizable: found.isSynchronizable),
+                    exactQuery(
+                        kind,
+                        account: account,
+                        group: found.accessGroup,
+                        synchronizable: found.isSynchronizable
+                    ),
                     [kSecAttrAccessible as String: configuration.accessibility.secValue],
                     group: found.accessGroup
                 )
@@ -205,7 +216,12 @@ extension KeychainStore {
             existing.isSynchronizable == kind.sync.isSynchronizable
         {
             try update(
-                exactQuery(kind, account: account, group: existing.accessGroup, synchronizable: existing.isSynchronizable),
+                exactQuery(
+                    kind,
+                    account: account,
+                    group: existing.accessGroup,
+                    synchronizable: existing.isSynchronizable
+                ),
                 [
                     kSecValueData as String: data,
                     kSecAttrAccessible as String: configuration.accessibility.secValue,
@@ -230,7 +246,12 @@ extension KeychainStore {
         if let existing {
             // The record moved (group or synchronizable changed): remove the old copy now that the new one exists.
             let status = SecItemDelete(
-                exactQuery(kind, account: account, group: existing.accessGroup, synchronizable: existing.isSynchronizable)
+                exactQuery(
+                    kind,
+                    account: account,
+                    group: existing.accessGroup,
+                    synchronizable: existing.isSynchronizable
+                )
                     as CFDictionary
             )
             guard status == errSecSuccess || status == errSecItemNotFound else {
@@ -291,7 +312,10 @@ extension KeychainStore {
                 }
             }
             if deleted > 0 {
-                logger.debug("keychain.delete", metadata: ["keychain.kind": "\(kind.name)", "keychain.access_group": "\(group ?? "")"])
+                logger.debug(
+                    "keychain.delete",
+                    metadata: ["keychain.kind": "\(kind.name)", "keychain.access_group": "\(group ?? "")"]
+                )
             }
         }
     }

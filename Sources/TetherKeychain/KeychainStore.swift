@@ -1,11 +1,12 @@
+public import Foundation
+public import Logging
+public import Tether
+
 #if canImport(Security)
 import Security
 #else
 import KeychainSimulator
 #endif
-public import Foundation
-public import Logging
-public import Tether
 
 /// A ``CredentialStore`` in the Apple keychain: one generic-password item per connection.
 ///
@@ -99,9 +100,18 @@ public final class KeychainStore: CredentialStore {
             do {
                 data = try ConnectionCodec.encode(written)
             } catch {
-                throw CredentialStoreError.io.with(message: "The record of \(connection.id) could not be encoded", cause: error)
+                throw CredentialStoreError.io.with(
+                    message: "The record of \(connection.id) could not be encoded",
+                    cause: error
+                )
             }
-            try put(kind, account: account, data: data, replacing: existing?.found, allowsReplacingUnseen: precondition != .absent)
+            try put(
+                kind,
+                account: account,
+                data: data,
+                replacing: existing?.found,
+                allowsReplacingUnseen: precondition != .absent
+            )
             logger.debug(
                 "keychain.write",
                 metadata: ["keychain.connection": "\(connection.id)", "keychain.version": "\(written.version)"]

@@ -17,16 +17,22 @@ func writeLoop(_ arguments: [String]) async -> Int32 {
         probeSay("ready")
         for _ in 0..<count {
             let counter = current.flatMap { $0.metadata["counter"].flatMap(Int.init) } ?? 0
-            var next = current ?? Connection(
-                id: id,
-                account: Account(providerID: "probe", subject: "probe-subject", displayIdentifier: "probe@example.com"),
-                tokens: TokenSet(
-                    accessToken: AccessToken("probe-access"),
-                    refreshToken: RefreshToken("probe-refresh"),
-                    receivedAt: Date(timeIntervalSince1970: 1_700_000_000),
-                    expiresAt: Date(timeIntervalSince1970: 1_700_003_600)
+            var next =
+                current
+                ?? Connection(
+                    id: id,
+                    account: Account(
+                        providerID: "probe",
+                        subject: "probe-subject",
+                        displayIdentifier: "probe@example.com"
+                    ),
+                    tokens: TokenSet(
+                        accessToken: AccessToken("probe-access"),
+                        refreshToken: RefreshToken("probe-refresh"),
+                        receivedAt: Date(timeIntervalSince1970: 1_700_000_000),
+                        expiresAt: Date(timeIntervalSince1970: 1_700_003_600)
+                    )
                 )
-            )
             next.metadata["counter"] = String(counter + 1)
             let precondition: WritePrecondition = current.map { .version($0.version) } ?? .absent
             current = try await store.write(next, expecting: precondition)

@@ -192,7 +192,8 @@ public final class TestIssuer: TokenRefresher, TokenRevoker, Sendable {
 
     private func issueAccessToken(refreshToken: String, _ state: inout State) -> TokenResponse {
         let accessToken = Self.mint("at", &state)
-        state.accessTokens[accessToken] = dateSource.now.addingTimeInterval(Double(lifetime.components.seconds))
+        state.accessTokens[accessToken] =
+            dateSource.now.addingTimeInterval(Double(lifetime.components.seconds))
             .timeIntervalSince1970
         return TokenResponse(
             accessToken: AccessToken(accessToken),

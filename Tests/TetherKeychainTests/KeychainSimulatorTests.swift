@@ -119,7 +119,9 @@ struct KeychainSimulatorTests {
     }
 
     @Test func passcodeClassNeedsAPasscode() async throws {
-        let simulator = makeSimulator(deviceState: .init(hasBeenUnlockedSinceBoot: true, isUnlocked: true, isPasscodeSet: false))
+        let simulator = makeSimulator(
+            deviceState: .init(hasBeenUnlockedSinceBoot: true, isUnlocked: true, isPasscodeSet: false)
+        )
         await withKeychain(simulator) {
             var attributes = item
             attributes[kSecAttrAccessible] = kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
@@ -137,7 +139,9 @@ struct KeychainSimulatorTests {
             addItem(item)
             let dataOnly = copyMatching([kSecReturnData: true])
             #expect(dataOnly.1 as? Data == Data("x".utf8))
-            let both = try #require(copyMatching([kSecReturnData: true, kSecReturnAttributes: true]).1 as? [String: Any])
+            let both = try #require(
+                copyMatching([kSecReturnData: true, kSecReturnAttributes: true]).1 as? [String: Any]
+            )
             #expect(both[kSecValueData] as? Data == Data("x".utf8))
             #expect(both[kSecAttrAccount] as? String == "acct")
             #expect(both[kSecAttrSynchronizable] as? Bool == false)
@@ -159,7 +163,9 @@ struct KeychainSimulatorTests {
         await withKeychain(simulator) {
             addItem(item)
             addItem(item.merging([kSecAttrSynchronizable: true]) { $1 })
-            let any: [String: Any] = [kSecClass: kSecClassGenericPassword, kSecAttrSynchronizable: kSecAttrSynchronizableAny]
+            let any: [String: Any] = [
+                kSecClass: kSecClassGenericPassword, kSecAttrSynchronizable: kSecAttrSynchronizableAny,
+            ]
             #expect(SecItemUpdate(any, [kSecAttrLabel: "both"]) == errSecSuccess)
             #expect(simulator.items.map(\.label) == ["both", "both"])
             #expect(SecItemDelete(any) == errSecSuccess)

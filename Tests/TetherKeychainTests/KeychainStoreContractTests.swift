@@ -57,7 +57,12 @@ struct KeychainStoreContractTests {
         let simulator = makeSimulator()
         let synced = try ConnectionCodec.encode(makeConnection("calendar").withVersion(1))
         simulator.insert(
-            .init(service: "com.example.app.tether", account: "calendar", accessGroup: appIdentifier, isSynchronizable: true),
+            .init(
+                service: "com.example.app.tether",
+                account: "calendar",
+                accessGroup: appIdentifier,
+                isSynchronizable: true
+            ),
             data: synced
         )
         let listed = try await withKeychain(simulator) {

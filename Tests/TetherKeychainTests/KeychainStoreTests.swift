@@ -67,7 +67,12 @@ struct KeychainStoreTests {
         let data = try ConnectionCodec.encode(makeConnection().withVersion(1))
         for synchronizable in [false, true] {
             simulator.insert(
-                .init(service: service, account: "google", accessGroup: appIdentifier, isSynchronizable: synchronizable),
+                .init(
+                    service: service,
+                    account: "google",
+                    accessGroup: appIdentifier,
+                    isSynchronizable: synchronizable
+                ),
                 data: data
             )
         }
@@ -175,7 +180,12 @@ struct KeychainStoreTests {
         let other = try ConnectionCodec.encode(makeConnection(accessToken: "other-process").withVersion(1))
         simulator.beforeNextCall(to: .add) {
             simulator.insert(
-                .init(service: service, account: "google", accessGroup: appIdentifier, accessibility: kSecAttrAccessibleAfterFirstUnlock),
+                .init(
+                    service: service,
+                    account: "google",
+                    accessGroup: appIdentifier,
+                    accessibility: kSecAttrAccessibleAfterFirstUnlock
+                ),
                 data: other
             )
         }
@@ -197,7 +207,10 @@ struct KeychainStoreTests {
             await #expect(throws: CredentialStoreError.versionConflict) {
                 try await store.write(makeConnection(), expecting: .absent)
             }
-            let second = try await store.write(makeConnection(accessToken: "access-2"), expecting: .version(first.version))
+            let second = try await store.write(
+                makeConnection(accessToken: "access-2"),
+                expecting: .version(first.version)
+            )
             await #expect(throws: CredentialStoreError.versionConflict) {
                 try await store.write(makeConnection(accessToken: "access-3"), expecting: .version(first.version))
             }
@@ -226,7 +239,9 @@ struct KeychainStoreTests {
         let simulator = makeSimulator()
         let garbage = Data("not a record".utf8)
         try await withKeychain(simulator) {
-            #expect(addItem([kSecAttrService: service, kSecAttrAccount: "google", kSecValueData: garbage]) == errSecSuccess)
+            #expect(
+                addItem([kSecAttrService: service, kSecAttrAccount: "google", kSecValueData: garbage]) == errSecSuccess
+            )
             let store = try makeStore()
             await #expect(throws: CredentialStoreError.corrupted) { try await store.read("google") }
             await #expect(throws: CredentialStoreError.corrupted) { try await store.write(makeConnection()) }
@@ -257,7 +272,9 @@ struct KeychainStoreTests {
         #expect(simulator.items.map(\.accessibility) == [kSecAttrAccessibleAfterFirstUnlock])
     }
 
-    @Test(arguments: [(KeychainStore.SyncPolicy.synchronizable, KeychainStore.SyncPolicy.localOnly), (.localOnly, .synchronizable)])
+    @Test(arguments: [
+        (KeychainStore.SyncPolicy.synchronizable, KeychainStore.SyncPolicy.localOnly), (.localOnly, .synchronizable),
+    ])
     func synchronizationMigrationKeepsTheRecordInOneItem(
         from old: KeychainStore.SyncPolicy,
         to new: KeychainStore.SyncPolicy

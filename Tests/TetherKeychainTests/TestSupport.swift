@@ -16,7 +16,11 @@ func makeSimulator(
     applicationIdentifier: String = appIdentifier,
     deviceState: KeychainSimulator.DeviceState = .unlocked
 ) -> KeychainSimulator {
-    KeychainSimulator(accessGroups: accessGroups, applicationIdentifier: applicationIdentifier, deviceState: deviceState)
+    KeychainSimulator(
+        accessGroups: accessGroups,
+        applicationIdentifier: applicationIdentifier,
+        deviceState: deviceState
+    )
 }
 
 func makeConnection(_ id: ConnectionID = "google", accessToken: String = "access-canary-1") -> Connection {

@@ -86,7 +86,10 @@ struct VaultCrashTests {
     @Test func leaseOfAKilledHolderIsFreed() async throws {
         let fixture = VaultFixture()
         defer { fixture.remove() }
-        let probe = try ProbeProcess.launch(["hold-lease", fixture.directory.path, "google", "60000"], key: fixture.key)
+        let probe = try ProbeProcess.launch(
+            ["hold-lease", fixture.directory.path, "google", "60000"],
+            key: fixture.key
+        )
         defer { probe.kill() }
         try #require(try probe.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
 
@@ -116,7 +119,8 @@ final class ProbeProcess {
 
     /// The probe executable, beside the test bundle in `.build/<triple>/debug/`.
     static func executable() throws -> URL {
-        let testBinary = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let testBinary =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         let probe = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
             .appendingPathComponent("TetherStoreProbe")
@@ -146,7 +150,9 @@ final class ProbeProcess {
             let remaining = clock.now.duration(to: deadline)
             guard remaining > .zero else { return false }
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let millis = Int32(max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+            let millis = Int32(
+                max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+            )
             let ready = poll(&descriptor, 1, millis)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { continue }

@@ -251,7 +251,9 @@ struct VaultStoreTests {
             _ = try await store.write(StoreContract.sampleConnection(id))
         }
         let records = fixture.directory.appendingPathComponent("records")
-        for junk in ["README", ".Z29vZ2xl.1234.tmp", "not*base64.vault", "Z29vZ2xl.vault.tmp", "Z29vZ2xlAB.vault", "Zm9v.txt"] {
+        for junk in [
+            "README", ".Z29vZ2xl.1234.tmp", "not*base64.vault", "Z29vZ2xl.vault.tmp", "Z29vZ2xlAB.vault", "Zm9v.txt",
+        ] {
             try Data("junk".utf8).write(to: records.appendingPathComponent(junk))
         }
         #expect(try await store.list() == Self.awkwardIDs.sorted())

@@ -29,7 +29,10 @@ public struct ConnectionID: Sendable, Hashable, Codable, Comparable, CustomStrin
         let container = try decoder.singleValueContainer()
         let value = try container.decode(String.self)
         guard !value.isEmpty, value.count <= 200 else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "ConnectionID must have 1 to 200 characters")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "ConnectionID must have 1 to 200 characters"
+            )
         }
         self.rawValue = value
     }

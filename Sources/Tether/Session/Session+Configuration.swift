@@ -1,3 +1,5 @@
+import Foundation
+
 extension Session {
     /// How a ``Session`` times its refreshes and retries.
     public struct Configuration: Sendable {
@@ -95,5 +97,3 @@ extension Session {
         }
     }
 }
-
-import Foundation

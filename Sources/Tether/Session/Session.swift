@@ -260,6 +260,8 @@ public actor Session {
     /// - Returns: The status when restore finished.
     @discardableResult
     public func restore() async -> ConnectionStatus {
+        let clock: any Clock<Duration> = self.clock
+        let budgetElapsed = Self.timer(on: clock, for: configuration.restoreBudget)
         logger.trace("Restoring connection")
         isLoaded = false
         if case .idle = activity { activity = .restoring }
@@ -288,15 +290,19 @@ public actor Session {
         }
         logger.debug("Restored token is missing or stale; refreshing")
         let flight = startRefresh(rejecting: record.tokens.accessToken)
-        let clock = self.clock
-        let budget = configuration.restoreBudget
         await withTaskGroup(of: Void.self) { group in
             group.addTask { _ = try? await flight.value() }
-            group.addTask { try? await clock.sleep(for: budget) }
+            group.addTask { await budgetElapsed() }
             await group.next()
             group.cancelAll()
         }
         return status
+    }
+
+    /// Starts measuring `duration` on `clock` now; the returned closure sleeps until it has passed.
+    private static func timer(on clock: some Clock<Duration>, for duration: Duration) -> @Sendable () async -> Void {
+        let deadline = clock.now.advanced(by: duration)
+        return { try? await clock.sleep(until: deadline, tolerance: nil) }
     }
 
     private func needsRefresh(_ record: Connection, now: Date) -> Bool {
@@ -542,7 +548,12 @@ public actor Session {
     private func endGrant(_ current: Connection, reason: SignInReason, failure: RefreshError) async throws -> Never {
         logger.info("Refresh rejected; the user must sign in again", metadata: ["session.reason": "\(reason.code)"])
         var ended = current
-        ended.tokens = TokenSet(accessToken: nil, tokenType: current.tokens.tokenType, receivedAt: dateSource.now, expiresAt: nil)
+        ended.tokens = TokenSet(
+            accessToken: nil,
+            tokenType: current.tokens.tokenType,
+            receivedAt: dateSource.now,
+            expiresAt: nil
+        )
         do {
             adopt(try await store.write(ended, expecting: .version(current.version)))
         } catch {
@@ -551,12 +562,19 @@ public actor Session {
             isLoaded = false
         }
         lastFailure = .permanent(reason)
-        throw SessionError(.needsSignIn, reason.message, signInReason: reason, accountHint: current.account, cause: failure)
+        throw SessionError(
+            .needsSignIn,
+            reason.message,
+            signInReason: reason,
+            accountHint: current.account,
+            cause: failure
+        )
     }
 
-    /// Writes refreshed tokens. The lease makes conflicts rare; when one happens (metadata updated, or a store
-    /// without a cross-process lease), the new tokens are merged into the newer record — they are the only
-    /// copy of a rotated refresh token — unless the record was deleted (signed out).
+    /// Writes refreshed tokens. The lease makes conflicts rare; when one happens because the metadata changed,
+    /// the new tokens are merged into the newer record — they hold the only copy of a rotated refresh token. When
+    /// the tokens changed too (a new sign-in, or a store without a cross-process lease), the newer record wins;
+    /// when it was deleted (signed out), nothing is resurrected.
     private func persist(_ updated: Connection, over current: Connection) async throws -> Connection {
         var base = current
         for _ in 0..<3 {
@@ -574,6 +592,10 @@ public actor Session {
                 guard let newer else {
                     adopt(nil)
                     throw SessionError.notConnected
+                }
+                guard newer.tokens.refreshToken == current.tokens.refreshToken else {
+                    logger.debug("The record's tokens changed during the refresh; keeping the newer record")
+                    return newer
                 }
                 base = newer
             } catch let error as CredentialStoreError {
@@ -614,7 +636,11 @@ public actor Session {
     /// - Returns: The stored record.
     /// - Throws: ``SessionError/storageUnavailable`` or ``SessionError/misconfigured`` when the store fails.
     @discardableResult
-    public func signIn(account: Account, tokens: TokenSet, metadata: [String: String] = [:]) async throws
+    public func signIn(
+        account: Account,
+        tokens: TokenSet,
+        metadata: [String: String] = [:]
+    ) async throws
         -> Connection
     {
         let existing: Connection?
@@ -624,7 +650,9 @@ public actor Session {
             // A damaged record is not overwritten silently: the caller signs out (deletes) first.
             throw storageFailure(error)
         }
-        let sameAccount = existing.map { $0.account.providerID == account.providerID && $0.account.subject == account.subject } ?? false
+        let sameAccount =
+            existing.map { $0.account.providerID == account.providerID && $0.account.subject == account.subject }
+            ?? false
         var merged = sameAccount ? existing?.metadata ?? [:] : [:]
         merged.merge(metadata) { _, new in new }
         let connection = Connection(id: id, account: account, tokens: tokens, metadata: merged)
@@ -701,7 +729,10 @@ public actor Session {
             do {
                 try await revoker.revoke(toRevoke.tokens, account: toRevoke.account)
             } catch {
-                logger.info("Revocation at the provider failed; signed out locally", metadata: ["oauth.error": "\(type(of: error))"])
+                logger.info(
+                    "Revocation at the provider failed; signed out locally",
+                    metadata: ["oauth.error": "\(type(of: error))"]
+                )
             }
         }
     }

@@ -25,7 +25,8 @@ public final class MemoryStore: CredentialStore {
             let stored = records[connection.id]?.version
             guard precondition.isSatisfied(byStoredVersion: stored) else {
                 throw CredentialStoreError.versionConflict.with(
-                    message: "Expected \(precondition) of \(connection.id), found \(stored.map { "version \($0)" } ?? "none")"
+                    message:
+                        "Expected \(precondition) of \(connection.id), found \(stored.map { "version \($0)" } ?? "none")"
                 )
             }
             let written = connection.withVersion((stored ?? 0) + 1)

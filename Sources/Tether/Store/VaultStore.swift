@@ -149,11 +149,14 @@ public final class VaultStore: CredentialStore {
         }
         guard precondition.isSatisfied(byStoredVersion: stored) else {
             throw CredentialStoreError.versionConflict.with(
-                message: "Expected \(precondition) of \(connection.id), found \(stored.map { "version \($0)" } ?? "none")"
+                message:
+                    "Expected \(precondition) of \(connection.id), found \(stored.map { "version \($0)" } ?? "none")"
             )
         }
         guard stored != .max else {
-            throw CredentialStoreError.corrupted.with(message: "The vault record of \(connection.id) has no next version")
+            throw CredentialStoreError.corrupted.with(
+                message: "The vault record of \(connection.id) has no next version"
+            )
         }
         let written = connection.withVersion((stored ?? 0) + 1)
         let bytes = try VaultRecordFormat.seal(written, key: key)
@@ -404,7 +407,12 @@ final class VaultLease: RefreshLease {
     }
 
     private func releaseNow() {
-        guard let fd = fd.withLock({ fd in defer { fd = nil }; return fd }) else { return }
+        guard
+            let fd = fd.withLock({ fd in
+                defer { fd = nil }
+                return fd
+            })
+        else { return }
         VaultFiles.unlockAndClose(fd)
         mutex.unlock(key)
         logger.debug("Released vault refresh lease", metadata: ["vault.connection": "\(id)"])

@@ -103,7 +103,11 @@ package enum VaultRecordFormat {
             // Either another key wrote the file, or its key identifier was damaged. Only the latter opens when
             // the identifier is put back, and telling them apart costs nothing on the normal path.
             let repaired = header(version: version, key: key)
-            if (try? AES.GCM.open(box, using: key.symmetricKey, authenticating: associatedData(header: repaired, id: id)))
+            if (try? AES.GCM.open(
+                box,
+                using: key.symmetricKey,
+                authenticating: associatedData(header: repaired, id: id)
+            ))
                 != nil
             {
                 throw CredentialStoreError.corrupted.with(

@@ -6,7 +6,10 @@ struct TokenSetTests {
     static let received = Date(timeIntervalSince1970: 1_767_225_600)
 
     @Test func expiryIsAnchoredAtTheMomentOfReceipt() {
-        let tokens = TokenSet(TokenResponse(accessToken: AccessToken("a"), expiresIn: .seconds(3600)), receivedAt: Self.received)
+        let tokens = TokenSet(
+            TokenResponse(accessToken: AccessToken("a"), expiresIn: .seconds(3600)),
+            receivedAt: Self.received
+        )
         #expect(tokens.expiresAt == Self.received.addingTimeInterval(3600))
         #expect(tokens.lifetime == .seconds(3600))
     }
@@ -18,7 +21,10 @@ struct TokenSetTests {
     }
 
     @Test func negativeExpiresInIsAlreadyExpired() {
-        let tokens = TokenSet(TokenResponse(accessToken: AccessToken("a"), expiresIn: .seconds(-5)), receivedAt: Self.received)
+        let tokens = TokenSet(
+            TokenResponse(accessToken: AccessToken("a"), expiresIn: .seconds(-5)),
+            receivedAt: Self.received
+        )
         #expect(tokens.expiresAt == Self.received)
     }
 
@@ -32,7 +38,10 @@ struct TokenSetTests {
             expiresAt: Self.received.addingTimeInterval(60)
         )
         let later = Self.received.addingTimeInterval(100)
-        let merged = old.applying(TokenResponse(accessToken: AccessToken("a2"), expiresIn: .seconds(60)), receivedAt: later)
+        let merged = old.applying(
+            TokenResponse(accessToken: AccessToken("a2"), expiresIn: .seconds(60)),
+            receivedAt: later
+        )
         #expect(merged.accessToken == AccessToken("a2"))
         #expect(merged.refreshToken == RefreshToken("r1"))
         #expect(merged.idToken == IDToken("i1"))

@@ -15,7 +15,9 @@ struct CrossProcessRefreshTests {
         let issuer = TestIssuer(lifetime: .milliseconds(lifetimeMillis), stateFile: stateFile)
         let store = try fixture.store()
         let account = Account(providerID: "dev", subject: "user-1")
-        try await store.write(Connection(id: "shared", account: account, tokens: try issuer.signInTokens(subject: "user-1")))
+        try await store.write(
+            Connection(id: "shared", account: account, tokens: try issuer.signInTokens(subject: "user-1"))
+        )
 
         let probes = try (0..<4).map { _ in
             try ProbeProcess.launch(
@@ -23,7 +25,7 @@ struct CrossProcessRefreshTests {
                 key: fixture.key
             )
         }
-        defer { probes.forEach { $0.kill() } }
+        defer { for probe in probes { probe.kill() } }
         for probe in probes {
             #expect(probe.waitForExit(timeout: .seconds(30)))
             #expect(probe.process.terminationReason == .exit)

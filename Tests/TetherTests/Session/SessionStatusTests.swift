@@ -110,7 +110,9 @@ struct SessionStatusTests {
             #expect(error.accountHint == SessionHarness.account)
             #expect(error.requiresReauthentication)
         }
-        #expect(await harness.session.status == .needsSignIn(reason: .grantRevoked, accountHint: SessionHarness.account))
+        #expect(
+            await harness.session.status == .needsSignIn(reason: .grantRevoked, accountHint: SessionHarness.account)
+        )
         #expect(transitions(await recorder.settled()) == [.connected, .refreshing, .needsSignIn])
         let stored = try #require(try await harness.store.read("dev"))
         #expect(stored.tokens.accessToken == nil && stored.tokens.refreshToken == nil)
@@ -195,7 +197,12 @@ struct SessionStatusTests {
         )
         try await session.signIn(
             account: SessionHarness.account,
-            tokens: TokenSet(accessToken: AccessToken("a"), refreshToken: RefreshToken("r"), receivedAt: Date(timeIntervalSince1970: 0), expiresAt: nil)
+            tokens: TokenSet(
+                accessToken: AccessToken("a"),
+                refreshToken: RefreshToken("r"),
+                receivedAt: Date(timeIntervalSince1970: 0),
+                expiresAt: nil
+            )
         )
         try await session.signOut()
         #expect(try await store.read("dev") == nil)
@@ -211,7 +218,9 @@ struct SessionStatusTests {
         #expect(await harness.clock.waitForSleepers(1))
         harness.clock.advance(by: .seconds(3600))
         #expect(await recorder.waitFor(.needsSignIn))
-        #expect(await harness.session.status == .needsSignIn(reason: .sessionExpired, accountHint: SessionHarness.account))
+        #expect(
+            await harness.session.status == .needsSignIn(reason: .sessionExpired, accountHint: SessionHarness.account)
+        )
         await #expect(throws: SessionError.needsSignIn) { try await harness.session.validAccessToken() }
     }
 

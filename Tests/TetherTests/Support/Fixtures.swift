@@ -51,7 +51,11 @@ struct SessionHarness {
     /// Signs the test account in through the issuer.
     @discardableResult
     func signIn(metadata: [String: String] = [:]) async throws -> Connection {
-        try await session.signIn(account: Self.account, tokens: issuer.signInTokens(subject: "user-1"), metadata: metadata)
+        try await session.signIn(
+            account: Self.account,
+            tokens: issuer.signInTokens(subject: "user-1"),
+            metadata: metadata
+        )
     }
 
     /// Stores a record directly, as a previous launch would have.
