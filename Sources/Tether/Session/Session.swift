@@ -41,18 +41,20 @@ public actor Session {
     private let revoker: (any TokenRevoker)?
     private let configuration: Configuration
     private let clock: any Clock<Duration>
-    private let dateSource: DateSource
+    private nonisolated let dateSource: DateSource
     private let logger: Logger
 
     /// The record as last read from or written to the store; meaningful once ``isLoaded``.
     private var record: Connection?
     /// Whether ``record`` reflects the store (a read succeeded since the last storage failure).
     private var isLoaded = false
-    /// When the cached access token stops being fresh (expiry minus leeway); `.distantFuture` when its expiry is
-    /// unknown, `.distantPast` when there is no access token. Kept beside ``record`` for the hot path.
+    /// When the record's access token stops being fresh (expiry minus leeway); `.distantFuture` when its expiry is
+    /// unknown, `.distantPast` when there is no access token.
     private var freshUntil = Date.distantPast
-    /// The record's access token, kept apart for the hot path.
-    private var cachedAccessToken: AccessToken?
+    /// The fresh token and its deadline, readable without entering the actor: the hot path of
+    /// ``validAccessToken(minimumLifetime:)`` runs on the caller's executor and costs a lock and a clock read.
+    /// Written only by ``adopt(_:)``, so it never runs ahead of ``record``.
+    private nonisolated let hotToken = LockedState<(token: AccessToken, freshUntil: Date)?>(nil)
     /// What the session is doing now.
     private var activity = Activity.idle
     /// The outcome of the last refresh or store access, when it was a failure.
@@ -202,7 +204,8 @@ public actor Session {
         isLoaded = true
         if case .storage = lastFailure { lastFailure = nil }
         freshUntil = Self.freshUntil(record?.tokens, configuration: configuration)
-        cachedAccessToken = record?.tokens.accessToken
+        let hot = record?.tokens.accessToken.map { (token: $0, freshUntil: freshUntil) }
+        hotToken.withLock { $0 = hot }
         watchExpiry()
     }
 
@@ -319,9 +322,15 @@ public actor Session {
     /// - Returns: The access token.
     /// - Throws: ``SessionError`` — `notConnected`, `needsSignIn`, `offline`, `storageUnavailable`,
     ///   `misconfigured`, `tokenLifetimeTooShort` — or `CancellationError`.
-    public func validAccessToken(minimumLifetime: Duration? = nil) async throws -> AccessToken {
+    public nonisolated func validAccessToken(minimumLifetime: Duration? = nil) async throws -> AccessToken {
+        if minimumLifetime == nil, let hot = hotToken.withLock({ $0 }), dateSource.now < hot.freshUntil {
+            return hot.token
+        }
+        return try await accessTokenRefreshingIfNeeded(minimumLifetime: minimumLifetime)
+    }
+
+    private func accessTokenRefreshingIfNeeded(minimumLifetime: Duration?) async throws -> AccessToken {
         let now = dateSource.now
-        if minimumLifetime == nil, let token = cachedAccessToken, now < freshUntil { return token }
         try await loadIfNeeded()
         guard let record else { throw notConnectedError() }
         if let token = record.tokens.accessToken {
