@@ -13,7 +13,8 @@ struct Benchmarks {
         print("tether benchmarks (\(quick ? "quick" : "full"), \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         print("")
         try await validAccessTokenFresh(iterations: 1_000_000 / scale, label: "main actor")
-        try await Task.detached { try await validAccessTokenFresh(iterations: 1_000_000 / scale, label: "a task") }.value
+        try await Task.detached { try await validAccessTokenFresh(iterations: 1_000_000 / scale, label: "a task") }
+            .value
         try await validAccessTokenConcurrent(tasks: 8, perTask: 200_000 / scale)
         try await vaultWriteAndRead(iterations: 500 / scale)
         try await restoreFromVault(iterations: 300 / scale)

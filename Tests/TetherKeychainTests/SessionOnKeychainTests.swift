@@ -54,7 +54,10 @@ struct SessionOnKeychainTests {
         try await withKeychain(simulator) {
             let store = try makeStore()
             let session = makeSession(store, issuer, clock)
-            let first = try await session.signIn(account: Self.account, tokens: try issuer.signInTokens(subject: "1234"))
+            let first = try await session.signIn(
+                account: Self.account,
+                tokens: try issuer.signInTokens(subject: "1234")
+            )
             clock.advance(by: .seconds(3600))
             let token = try await session.validAccessToken()
             #expect(token != first.tokens.accessToken)
