@@ -89,14 +89,20 @@ extension KeychainStore {
 
     // MARK: Reading
 
+    /// A query for the attributes of every copy (synchronized or not) of a kind's items in one group.
+    private func attributeSearch(_ kind: ItemKind, account: String?, group: String?) -> [String: Any] {
+        var query = baseQuery(kind, account: account)
+        if let group { query[kSecAttrAccessGroup as String] = group }
+        query[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
+        query[kSecReturnAttributes as String] = true
+        query[kSecMatchLimit as String] = kSecMatchLimitAll
+        return query
+    }
+
     /// Finds the copies of an item (synchronized or not) in the configured group, else in the previous groups.
     private func locate(_ kind: ItemKind, account: String) throws -> [FoundItem] {
         for (index, group) in searchGroups.enumerated() {
-            var query = baseQuery(kind, account: account)
-            if let group { query[kSecAttrAccessGroup as String] = group }
-            query[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
-            query[kSecReturnAttributes as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitAll
+            let query = attributeSearch(kind, account: account, group: group)
             var result: CFTypeRef?
             let status = SecItemCopyMatching(query as CFDictionary, &result)
             if status == errSecItemNotFound { continue }
@@ -324,11 +330,7 @@ extension KeychainStore {
     func listAccounts(_ kind: ItemKind) throws -> [String] {
         var accounts = Set<String>()
         for (index, group) in searchGroups.enumerated() {
-            var query = baseQuery(kind, account: nil)
-            if let group { query[kSecAttrAccessGroup as String] = group }
-            query[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
-            query[kSecReturnAttributes as String] = true
-            query[kSecMatchLimit as String] = kSecMatchLimitAll
+            let query = attributeSearch(kind, account: nil, group: group)
             var result: CFTypeRef?
             let status = SecItemCopyMatching(query as CFDictionary, &result)
             switch status {
