@@ -8,7 +8,7 @@ public import Foundation
 public enum ConnectionStatus: Sendable, Equatable, CustomStringConvertible {
     /// No record is stored.
     case notConnected
-    /// The session is reading its record at launch.
+    /// The session is reading its record at launch, or has not read it yet.
     case restoring
     /// A usable grant is stored. `until` is when the current access token expires (`nil` if unknown); a
     /// refresh token, if present, extends it.
