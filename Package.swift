@@ -19,11 +19,18 @@ let package = Package(
         .library(name: "Tether", targets: ["Tether"]),
         .library(name: "TetherKeychain", targets: ["TetherKeychain"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
+        .library(name: "TetherURLSession", targets: ["TetherURLSession"]),
+        .library(name: "TetherOAuth", targets: ["TetherOAuth"]),
+        .library(name: "TetherJWT", targets: ["TetherJWT"]),
+        .library(name: "TetherDevProvider", targets: ["TetherDevProvider"]),
         .executable(name: "tether-demo", targets: ["TetherDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
     ],
     targets: [
         // MARK: Core
@@ -32,6 +39,49 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+
+        // MARK: HTTP transports
+        .target(
+            name: "TetherURLSession",
+            dependencies: [
+                "Tether",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
+
+        // MARK: OAuth 2.0 / OpenID Connect
+        .target(
+            name: "TetherOAuth",
+            dependencies: [
+                "Tether",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(
+            name: "TetherJWT",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+
+        // MARK: Development provider (wire protocol only; no Tether types)
+        .target(
+            name: "TetherDevProvider",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -86,6 +136,29 @@ let package = Package(
                 "TetherTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherOAuthTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherURLSession",
+                "TetherTesting",
+                "TetherDevProvider",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherDevProviderTests",
+            dependencies: [
+                "TetherDevProvider",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,104 @@
+public import Foundation
+public import HTTPTypes
+
+/// Sends one HTTP request and returns the whole response: the seam between Tether and an HTTP client.
+///
+/// ## When to implement
+/// Tether ships `URLSessionTransport` (module `TetherURLSession`: light, the default on Apple platforms, works
+/// on Linux through FoundationNetworking) and an AsyncHTTPClient transport for servers. Implement the protocol to
+/// route Tether's requests through another client, or as a test double.
+///
+/// ## The contract
+/// - Redirects are **not** followed: a 3xx response is returned as it is. Token endpoints must never be
+///   redirected (a redirect would replay a code or a refresh token to another URL).
+/// - Responses are buffered; a body larger than the transport's limit throws
+///   ``TransportError/responseTooLarge``.
+/// - Failures below HTTP (no connection, timeout, cancellation) throw ``TransportError``. Any HTTP status,
+///   including 4xx and 5xx, is a response, not an error.
+/// - The request is sent as given; a transport never logs headers or bodies.
+///
+/// ## Testing
+/// Tests talk to the development provider over 127.0.0.1. For a unit test that needs one canned answer, write a
+/// closure-backed struct conforming to this protocol.
+public protocol HTTPTransport: Sendable {
+    /// Sends a request.
+    /// - Parameters:
+    ///   - request: The request; its `scheme`, `authority` and `path` name the target.
+    ///   - body: The request body, if any.
+    /// - Returns: The response and its whole body.
+    /// - Throws: ``TransportError`` when no HTTP response arrived, or `CancellationError`.
+    func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data)
+}
+
+/// A failure below HTTP: no response arrived. It never contains a header, a body or a query string.
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    enum Code: Sendable, Hashable {
+        case cannotConnect
+        case timedOut
+        case connectionLost
+        case cancelled
+        case responseTooLarge
+        case invalidRequest
+        case other
+    }
+
+    let code: Code
+
+    /// What went wrong, in one sentence, naming at most the host and path.
+    public let message: String
+
+    /// The underlying error, if any.
+    public let cause: (any Error)?
+
+    init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    /// The server could not be reached (refused, unknown host, no network).
+    public static let cannotConnect = TransportError(.cannotConnect, "The server could not be reached")
+    /// The request took longer than the transport's timeout.
+    public static let timedOut = TransportError(.timedOut, "The request timed out")
+    /// The connection dropped before the response was complete.
+    public static let connectionLost = TransportError(.connectionLost, "The connection was lost")
+    /// The request was cancelled.
+    public static let cancelled = TransportError(.cancelled, "The request was cancelled")
+    /// The response body exceeded the transport's limit.
+    public static let responseTooLarge = TransportError(.responseTooLarge, "The response was too large")
+    /// The request could not be sent as given (no scheme or host, say).
+    public static let invalidRequest = TransportError(.invalidRequest, "The request is invalid")
+    /// Any other failure below HTTP.
+    public static let other = TransportError(.other, "The request failed")
+
+    /// The same kind of error with a specific message and cause.
+    /// - Parameters:
+    ///   - message: One sentence, naming at most the host and path.
+    ///   - cause: The underlying error.
+    /// - Returns: A copy carrying the details.
+    public func with(message: String, cause: (any Error)? = nil) -> TransportError {
+        TransportError(code, message, cause: cause ?? self.cause)
+    }
+
+    /// Whether retrying later may succeed: everything but an invalid request or an oversized response.
+    public var isTransient: Bool { code != .invalidRequest && code != .responseTooLarge }
+
+    /// The message.
+    public var description: String { "TransportError: \(message)" }
+
+    /// Errors are equal when their kinds are.
+    public static func == (lhs: TransportError, rhs: TransportError) -> Bool { lhs.code == rhs.code }
+
+    /// Lets `switch` and `catch` match on the kind.
+    public static func ~= (lhs: TransportError, rhs: any Error) -> Bool {
+        (rhs as? TransportError)?.code == lhs.code
+    }
+}
+
+extension HTTPRequest {
+    /// The target without its query, for log lines and error messages: `https://host/path`.
+    public var redactedTarget: String {
+        let path = self.path.map { $0.split(separator: "?", maxSplits: 1).first.map(String.init) ?? $0 } ?? ""
+        return "\(scheme ?? "https")://\(authority ?? "")\(path)"
+    }
+}

@@ -1,0 +1,118 @@
+public import Foundation
+public import HTTPTypes
+import HTTPTypesFoundation
+public import Tether
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``Tether/HTTPTransport`` over Foundation's `URLSession`: the light default, on Apple platforms and on Linux.
+///
+/// Redirects are never followed: the transport's session delegate declines each one, and the caller sees the
+/// 3xx response. (On Linux a per-task delegate's redirect decision is ignored by FoundationNetworking; only a
+/// session-level delegate stops a redirect, which is why the transport owns its session.)
+public final class URLSessionTransport: HTTPTransport {
+    /// How the transport behaves.
+    public struct Configuration: Sendable {
+        /// How long a request may take; 30 seconds by default.
+        public var timeout: Duration
+        /// The largest response body accepted; 1 MiB by default.
+        public var maximumResponseSize: Int
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - timeout: How long a request may take.
+        ///   - maximumResponseSize: The largest response body accepted, in bytes.
+        public init(timeout: Duration = .seconds(30), maximumResponseSize: Int = 1 << 20) {
+            self.timeout = timeout
+            self.maximumResponseSize = maximumResponseSize
+        }
+    }
+
+    private let session: URLSession
+    private let configuration: Configuration
+
+    /// Creates a transport with its own `URLSession`.
+    /// - Parameter configuration: Timeout and response size limit.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        let seconds = Double(configuration.timeout.components.seconds)
+            + Double(configuration.timeout.components.attoseconds) / 1e18
+        sessionConfiguration.timeoutIntervalForRequest = seconds
+        sessionConfiguration.timeoutIntervalForResource = seconds
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.session = URLSession(
+            configuration: sessionConfiguration,
+            delegate: RedirectRefusingDelegate(),
+            delegateQueue: nil
+        )
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends a request without following redirects.
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        try Task.checkCancellation()
+        guard var urlRequest = URLRequest(httpRequest: request) else {
+            throw TransportError.invalidRequest.with(message: "Cannot send a request to \(request.redactedTarget)")
+        }
+        urlRequest.httpBody = body
+        let data: Data
+        let urlResponse: URLResponse
+        do {
+            (data, urlResponse) = try await session.data(for: urlRequest)
+        } catch {
+            throw Self.transportError(for: error, target: request.redactedTarget)
+        }
+        guard let response = (urlResponse as? HTTPURLResponse)?.httpResponse else {
+            throw TransportError.other.with(message: "\(request.redactedTarget) did not answer with HTTP")
+        }
+        guard data.count <= configuration.maximumResponseSize else {
+            throw TransportError.responseTooLarge.with(
+                message: "\(request.redactedTarget) answered with more than \(configuration.maximumResponseSize) bytes"
+            )
+        }
+        return (response, data)
+    }
+
+    /// Maps Foundation's URL errors to transport errors that name only the target.
+    static func transportError(for error: any Error, target: String) -> TransportError {
+        if error is CancellationError { return TransportError.cancelled.with(message: "The request to \(target) was cancelled") }
+        guard let urlError = error as? URLError else {
+            return TransportError.other.with(message: "The request to \(target) failed", cause: error)
+        }
+        switch urlError.code {
+        case .cancelled:
+            return TransportError.cancelled.with(message: "The request to \(target) was cancelled", cause: urlError)
+        case .timedOut:
+            return TransportError.timedOut.with(message: "The request to \(target) timed out", cause: urlError)
+        case .cannotConnectToHost, .cannotFindHost, .notConnectedToInternet, .dnsLookupFailed,
+            .secureConnectionFailed:
+            return TransportError.cannotConnect.with(message: "\(target) could not be reached", cause: urlError)
+        case .networkConnectionLost:
+            return TransportError.connectionLost.with(message: "The connection to \(target) was lost", cause: urlError)
+        default:
+            return TransportError.other.with(message: "The request to \(target) failed (\(urlError.code.rawValue))", cause: urlError)
+        }
+    }
+}
+
+/// Declines every redirect, so that the caller sees the 3xx response.
+private final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+}
