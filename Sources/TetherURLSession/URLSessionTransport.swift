@@ -38,7 +38,8 @@ public final class URLSessionTransport: HTTPTransport {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        let seconds = Double(configuration.timeout.components.seconds)
+        let seconds =
+            Double(configuration.timeout.components.seconds)
             + Double(configuration.timeout.components.attoseconds) / 1e18
         sessionConfiguration.timeoutIntervalForRequest = seconds
         sessionConfiguration.timeoutIntervalForResource = seconds
@@ -84,7 +85,9 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Maps Foundation's URL errors to transport errors that name only the target.
     static func transportError(for error: any Error, target: String) -> TransportError {
-        if error is CancellationError { return TransportError.cancelled.with(message: "The request to \(target) was cancelled") }
+        if error is CancellationError {
+            return TransportError.cancelled.with(message: "The request to \(target) was cancelled")
+        }
         guard let urlError = error as? URLError else {
             return TransportError.other.with(message: "The request to \(target) failed", cause: error)
         }
@@ -99,7 +102,10 @@ public final class URLSessionTransport: HTTPTransport {
         case .networkConnectionLost:
             return TransportError.connectionLost.with(message: "The connection to \(target) was lost", cause: urlError)
         default:
-            return TransportError.other.with(message: "The request to \(target) failed (\(urlError.code.rawValue))", cause: urlError)
+            return TransportError.other.with(
+                message: "The request to \(target) failed (\(urlError.code.rawValue))",
+                cause: urlError
+            )
         }
     }
 }

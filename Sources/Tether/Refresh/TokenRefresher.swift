@@ -1,7 +1,8 @@
 /// Exchanges a refresh token for new tokens (RFC 6749 §6). The OAuth client implements it; tests use the
 /// closure-backed refreshers of `TetherTesting`.
 ///
-/// Throw a ``RefreshError`` to say what kind of failure it was; any other error counts as transient.
+/// Throw a ``RefreshError`` (or an error conforming to ``RefreshErrorConvertible``) to say what kind of failure it
+/// was; any other error counts as transient.
 public protocol TokenRefresher: Sendable {
     /// Refreshes the tokens of a connection.
     /// - Parameter request: The refresh token and the record it belongs to.
@@ -96,4 +97,32 @@ public struct RefreshError: Error, Sendable, Hashable, CustomStringConvertible {
         case .configuration: "RefreshError(configuration): \(message)"
         }
     }
+}
+
+/// An error that knows what it means for a session: OAuth clients' errors conform, so that a ``Session`` can tell
+/// a revoked grant from a network failure.
+public protocol RefreshErrorConvertible: Error {
+    /// The failure, classified.
+    var refreshError: RefreshError { get }
+}
+
+/// Asks the provider, at restore, whether a stored grant is still good — for providers that can say so without
+/// a refresh, such as Sign in with Apple's credential state.
+///
+/// A ``Session`` given one calls it during ``Session/restore()``; `.revoked` ends the session (needs sign-in,
+/// tokens removed, account kept as a hint). Errors are logged and ignored: a check that cannot run is never a
+/// reason to sign anyone out.
+public protocol GrantCheck: Sendable {
+    /// Checks the grant of a stored connection.
+    /// - Parameter connection: The record.
+    /// - Returns: `.active` or `.revoked(reason)`.
+    func grantStatus(of connection: Connection) async throws -> GrantStatus
+}
+
+/// What a ``GrantCheck`` found.
+public enum GrantStatus: Sendable, Hashable {
+    /// The grant is still good.
+    case active
+    /// The grant is gone; the user must sign in again.
+    case revoked(SignInReason)
 }

@@ -39,6 +39,7 @@ public actor Session {
     private let store: any CredentialStore
     private let refresher: any TokenRefresher
     private let revoker: (any TokenRevoker)?
+    private let grantCheck: (any GrantCheck)?
     private let configuration: Configuration
     private let clock: any Clock<Duration>
     private nonisolated let dateSource: DateSource
@@ -98,6 +99,8 @@ public actor Session {
     ///   - store: Where the record lives.
     ///   - refresher: Exchanges refresh tokens for new tokens (the OAuth client).
     ///   - revoker: Revokes tokens at the provider on sign-out, best-effort; `nil` to skip.
+    ///   - grantCheck: Asks the provider at restore whether the grant still stands (Sign in with Apple's
+    ///     credential state); `nil` to skip.
     ///   - configuration: Leeway, budgets and retry policy.
     ///   - clock: The monotonic clock for sleeping, backoff and budgets.
     ///   - dateSource: The wall clock for expiry.
@@ -107,6 +110,7 @@ public actor Session {
         store: any CredentialStore,
         refresher: any TokenRefresher,
         revoker: (any TokenRevoker)? = nil,
+        grantCheck: (any GrantCheck)? = nil,
         configuration: Configuration = Configuration(),
         clock: any Clock<Duration> = ContinuousClock(),
         dateSource: DateSource = .system,
@@ -116,6 +120,7 @@ public actor Session {
         self.store = store
         self.refresher = refresher
         self.revoker = revoker
+        self.grantCheck = grantCheck
         self.configuration = configuration
         self.clock = clock
         self.dateSource = dateSource
@@ -287,7 +292,27 @@ public actor Session {
         if case .restoring = activity { activity = .idle }
         if case .configuration = lastFailure { lastFailure = nil }
         adopt(record)
-        guard let record, needsRefresh(record, now: dateSource.now), record.tokens.refreshToken != nil else {
+        if let record, let grantCheck, record.tokens.refreshToken != nil || record.tokens.accessToken != nil {
+            do {
+                if case .revoked(let reason) = try await grantCheck.grantStatus(of: record) {
+                    // endGrant records the outcome (tokens removed, needs sign-in) and always throws.
+                    _ = try? await endGrant(
+                        record,
+                        reason: reason,
+                        failure: .permanent(reason, "The grant was revoked")
+                    )
+                    publishStatus()
+                    return status
+                }
+            } catch {
+                logger.debug(
+                    "The grant check failed; keeping the session",
+                    metadata: ["session.error": "\(type(of: error))"]
+                )
+            }
+        }
+        guard let record = self.record, needsRefresh(record, now: dateSource.now), record.tokens.refreshToken != nil
+        else {
             publishStatus()
             return status
         }
@@ -630,6 +655,7 @@ public actor Session {
     /// Turns whatever a refresher threw into a classified failure; unknown errors are transient.
     static func classify(_ error: any Error) -> RefreshError {
         if let error = error as? RefreshError { return error }
+        if let error = error as? any RefreshErrorConvertible { return error.refreshError }
         if error is CancellationError { return .transient("The refresh was cancelled") }
         return .transient("The refresh failed: \(type(of: error))")
     }

@@ -157,7 +157,10 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Not a compact JWS with three base64url parts and JSON header and claims.
     public static let malformed = IDTokenError(.malformed, "The ID token is malformed")
     /// `alg` is `none`, a MAC, or not supported.
-    public static let unsupportedAlgorithm = IDTokenError(.unsupportedAlgorithm, "The ID token's algorithm is not accepted")
+    public static let unsupportedAlgorithm = IDTokenError(
+        .unsupportedAlgorithm,
+        "The ID token's algorithm is not accepted"
+    )
     /// The signature does not verify with the issuer's key.
     public static let badSignature = IDTokenError(.badSignature, "The ID token's signature is invalid")
     /// No key of the issuer's JWKS has the token's `kid`, even after a re-fetch.

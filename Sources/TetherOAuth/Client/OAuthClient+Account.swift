@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import Tether
+
+extension OAuthClient {
+    /// Verifies an ID token from the token endpoint: with the configured validator (signature included), or by
+    /// its claims alone when there is none.
+    func verifiedClaims(of idToken: IDToken?, nonce: String?, required: Bool) async throws -> IDTokenClaims? {
+        guard let idToken else {
+            if required {
+                throw OAuthError.missingIDToken.with(
+                    message: "\(configuration.providerID) returned no id_token although openid was requested"
+                )
+            }
+            return nil
+        }
+        guard let issuer = configuration.issuer else { return nil }
+        let expectations = IDTokenExpectations(
+            issuer: issuer,
+            alternativeIssuers: configuration.alternativeIssuers,
+            audience: configuration.clientID,
+            nonce: nonce,
+            now: dateSource.now
+        )
+        do {
+            if let idTokenValidator {
+                return try await idTokenValidator.validate(idToken, expecting: expectations)
+            }
+            let claims = try IDTokenClaims.decodeUnverified(idToken)
+            try claims.check(against: expectations)
+            return claims
+        } catch let error as IDTokenError {
+            logger.debug("ID token rejected", metadata: ["oauth.id_token_error": "\(error.message)"])
+            throw OAuthError.idTokenRejected.with(
+                message: "The ID token was rejected: \(error.message)",
+                classification: error.isTransient ? .transient : .configuration,
+                cause: error
+            )
+        }
+    }
+
+    /// The account a sign-in is for: from the ID token, else from userinfo.
+    func account(claims: IDTokenClaims?, tokens: TokenSet) async throws -> Account? {
+        if let claims {
+            return Account(
+                providerID: configuration.providerID,
+                subject: claims.subject,
+                displayIdentifier: claims.email ?? claims.preferredUsername ?? claims.name
+            )
+        }
+        guard configuration.userinfoEndpoint != nil, let accessToken = tokens.accessToken else { return nil }
+        let info = try await userInfo(accessToken: accessToken)
+        return Account(
+            providerID: configuration.providerID,
+            subject: info.subject,
+            displayIdentifier: info.email ?? info.preferredUsername ?? info.name
+        )
+    }
+}

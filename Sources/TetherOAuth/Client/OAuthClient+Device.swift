@@ -1,0 +1,129 @@
+public import Foundation
+import HTTPTypes
+import Logging
+public import Tether
+
+/// Names a device code in redacted descriptions.
+public enum DeviceCodeKind: SecretKind {
+    /// `DeviceCode`.
+    public static var label: String { "DeviceCode" }
+}
+
+/// An RFC 8628 device code: a credential until it expires.
+public typealias DeviceCode = Secret<DeviceCodeKind>
+
+/// What the user needs to approve a device sign-in (RFC 8628 §3.2), and what the client polls with.
+public struct DeviceAuthorization: Sendable, CustomStringConvertible {
+    /// The code the user types at ``verificationURI``.
+    public let userCode: String
+    /// Where the user goes.
+    public let verificationURI: URL
+    /// The same page with the code filled in, if the provider offers it (for a QR code).
+    public let verificationURIComplete: URL?
+    /// When the device code expires.
+    public let expiresAt: Date
+    /// How long to wait between polls; 5 seconds when the provider says nothing (RFC 8628 §3.2).
+    public let interval: Duration
+    let deviceCode: DeviceCode
+    let scopes: [String]
+
+    /// `DeviceAuthorization(WDJB-MJHT at https://…)`; the device code stays hidden.
+    public var description: String { "DeviceAuthorization(\(userCode) at \(verificationURI.absoluteString))" }
+}
+
+extension OAuthClient {
+    /// Starts a device authorization (RFC 8628 §3.1).
+    /// - Parameter scopes: The scopes; by default the configured ones.
+    /// - Returns: The user code and verification URI to show.
+    /// - Throws: ``OAuthError``; ``ProviderConfigurationError/missingEndpoint`` without a device endpoint.
+    public func startDeviceAuthorization(scopes: [String]? = nil) async throws -> DeviceAuthorization {
+        guard let endpoint = configuration.deviceAuthorizationEndpoint else {
+            throw ProviderConfigurationError.missingEndpoint.with(
+                message: "\(configuration.providerID) has no device_authorization_endpoint"
+            )
+        }
+        let scopes = scopes ?? configuration.scopes
+        var form: [(String, String)] = []
+        if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
+        let (response, body) = try await post(endpoint, form: form)
+        let receivedAt = dateSource.now
+        guard response.status.kind == .successful else { throw errorResponse(response, body, endpoint: endpoint) }
+        guard let object = JSONValue.object(from: body) else { throw Self.notJSON(response, body, endpoint: endpoint) }
+        // Microsoft spells it verification_url.
+        let verification = (object["verification_uri"] ?? object["verification_url"])?.string.flatMap(URL.init(string:))
+        guard let deviceCode = object["device_code"]?.string, let userCode = object["user_code"]?.string,
+            let verification, let expiresIn = try Self.expiresIn(object["expires_in"], endpoint: endpoint)
+        else {
+            throw OAuthError.malformedResponse.with(
+                message: "The device authorization response of \(Self.redacted(endpoint)) lacks a required member"
+            )
+        }
+        let interval = object["interval"]?.number.map { Duration.seconds(max(1, Int($0))) } ?? .seconds(5)
+        logger.debug("Started device authorization", metadata: ["oauth.grant_type": "device_code"])
+        return DeviceAuthorization(
+            userCode: userCode,
+            verificationURI: verification,
+            verificationURIComplete: object["verification_uri_complete"]?.string.flatMap(URL.init(string:)),
+            expiresAt: receivedAt.addingTimeInterval(expiresIn.timeIntervalValue),
+            interval: interval,
+            deviceCode: DeviceCode(deviceCode),
+            scopes: scopes
+        )
+    }
+
+    /// Polls the token endpoint until the user approves or denies, or the device code expires (RFC 8628 §3.4,
+    /// §3.5): `authorization_pending` waits one interval, `slow_down` adds 5 seconds to this and every later
+    /// interval, transient failures wait and try again.
+    /// - Parameter authorization: What ``startDeviceAuthorization(scopes:)`` returned.
+    /// - Returns: The account and tokens.
+    /// - Throws: ``OAuthError/accessDenied``, ``OAuthError/deviceCodeExpired``, another ``OAuthError``, or
+    ///   `CancellationError`.
+    public func waitForDeviceAuthorization(_ authorization: DeviceAuthorization) async throws -> SignInResult {
+        var interval = authorization.interval
+        while true {
+            try await clock.sleep(for: interval)
+            guard dateSource.now < authorization.expiresAt else {
+                throw OAuthError.deviceCodeExpired
+            }
+            let form = [
+                ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                ("device_code", authorization.deviceCode.revealedValue),
+            ]
+            do {
+                let (response, receivedAt) = try await tokenRequest(form, grantType: "device_code")
+                let tokens = TokenSet(response, receivedAt: receivedAt)
+                let claims = try await verifiedClaims(
+                    of: response.idToken,
+                    nonce: nil,
+                    required: authorization.scopes.contains("openid") && configuration.issuer != nil
+                )
+                return SignInResult(
+                    account: try await account(claims: claims, tokens: tokens),
+                    tokens: tokens,
+                    idTokenClaims: claims
+                )
+            } catch let error as OAuthError {
+                switch error.code {
+                case OAuthErrorCode.authorizationPending?:
+                    continue
+                case OAuthErrorCode.slowDown?:
+                    interval += .seconds(5)
+                    continue
+                case OAuthErrorCode.accessDenied?, OAuthErrorCode.authorizationDeclined?:
+                    throw OAuthError.accessDenied.with(httpStatus: error.httpStatus)
+                case OAuthErrorCode.expiredToken?, OAuthErrorCode("bad_verification_code")?:
+                    throw OAuthError.deviceCodeExpired.with(httpStatus: error.httpStatus)
+                default:
+                    guard error.classification == .transient else { throw error }
+                    logger.debug(
+                        "Device polling failed transiently; polling on",
+                        metadata: ["oauth.error": "\(error.message)"]
+                    )
+                    if let retryAfter = error.retryAfter, retryAfter > interval {
+                        try await clock.sleep(for: retryAfter - interval)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+public import Foundation
+import HTTPTypes
+public import Tether
+
+extension ProviderConfiguration {
+    /// Builds a configuration from the issuer's published metadata: OpenID Connect Discovery
+    /// (`{issuer}/.well-known/openid-configuration`), falling back to RFC 8414
+    /// (`/.well-known/oauth-authorization-server` inserted before the issuer's path).
+    ///
+    /// The document's `issuer` must equal the issuer asked for (RFC 8414 §3.3); Microsoft's multi-tenant
+    /// template `…/{tenantid}/v2.0` is accepted for its own host and resolved per ID token.
+    /// - Parameters:
+    ///   - issuer: The issuer identifier, such as `https://accounts.google.com`.
+    ///   - clientID: The client id.
+    ///   - clientSecret: The client secret, for confidential clients.
+    ///   - scopes: The scopes to request; by default `openid email profile` plus `offline_access` when the
+    ///     provider lists it.
+    ///   - redirectURI: The redirect URI.
+    ///   - providerID: A short name; by default the issuer.
+    ///   - transport: How the metadata is fetched.
+    /// - Returns: The validated configuration.
+    /// - Throws: ``OAuthError/discoveryFailed`` (unreachable, malformed, another issuer — classified transient
+    ///   when the network failed), or a ``ProviderConfigurationError`` from validation.
+    public static func discover(
+        issuer: String,
+        clientID: String,
+        clientSecret: ClientSecret? = nil,
+        scopes: [String]? = nil,
+        redirectURI: URL? = nil,
+        providerID: String? = nil,
+        transport: any HTTPTransport
+    ) async throws -> ProviderConfiguration {
+        guard let issuerURL = URL(string: issuer), issuerURL.host != nil else {
+            throw ProviderConfigurationError.invalidEndpoint.with(message: "issuer '\(issuer)' is not a URL")
+        }
+        try validateEndpoint(issuerURL, name: "issuer")
+        let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        var candidates = [URL(string: trimmed + "/.well-known/openid-configuration")]
+        if var components = URLComponents(url: issuerURL, resolvingAgainstBaseURL: false) {
+            let path = components.path == "/" ? "" : components.path
+            components.path = "/.well-known/oauth-authorization-server" + path
+            candidates.append(components.url)
+        }
+        var lastError: OAuthError?
+        for case let url? in candidates {
+            do {
+                guard let document = try await fetchMetadata(url, transport: transport) else { continue }
+                return try configuration(
+                    from: document,
+                    issuer: issuer,
+                    clientID: clientID,
+                    clientSecret: clientSecret,
+                    scopes: scopes,
+                    redirectURI: redirectURI,
+                    providerID: providerID
+                )
+            } catch let error as OAuthError {
+                lastError = error
+                if error.classification == .transient { throw error }
+            }
+        }
+        throw lastError
+            ?? OAuthError.discoveryFailed.with(message: "\(issuer) publishes no OpenID Connect or RFC 8414 metadata")
+    }
+
+    /// Fetches a metadata document; `nil` on 404 (try the next location).
+    private static func fetchMetadata(_ url: URL, transport: any HTTPTransport) async throws -> [String: JSONValue]? {
+        var request = HTTPRequest(method: .get, url: url)
+        request.headerFields[.accept] = "application/json"
+        let response: HTTPResponse
+        let body: Data
+        do {
+            (response, body) = try await transport.send(request, body: nil)
+        } catch let error as TransportError {
+            throw OAuthError.discoveryFailed.with(
+                message: "Could not fetch \(url.absoluteString): \(error.message)",
+                classification: .transient,
+                cause: error
+            )
+        }
+        let status = response.status.code
+        if status == 404 { return nil }
+        guard response.status.kind == .successful else {
+            throw OAuthError.discoveryFailed.with(
+                message: "\(url.absoluteString) answered HTTP \(status)",
+                classification: status >= 500 || status == 429 ? .transient : .configuration,
+                httpStatus: status
+            )
+        }
+        guard let document = JSONValue.object(from: body) else {
+            throw OAuthError.discoveryFailed.with(message: "\(url.absoluteString) is not a JSON object")
+        }
+        return document
+    }
+
+    private static func configuration(
+        from document: [String: JSONValue],
+        issuer: String,
+        clientID: String,
+        clientSecret: ClientSecret?,
+        scopes: [String]?,
+        redirectURI: URL?,
+        providerID: String?
+    ) throws -> ProviderConfiguration {
+        guard let published = document["issuer"]?.string else {
+            throw OAuthError.discoveryFailed.with(message: "The metadata of \(issuer) has no issuer")
+        }
+        let sameHost = URL(string: published)?.host == URL(string: issuer)?.host
+        guard published == issuer || (published.contains("{tenantid}") && sameHost) else {
+            throw OAuthError.discoveryFailed.with(
+                message: "The metadata names issuer '\(published)', not '\(issuer)' (RFC 8414 §3.3); refusing it"
+            )
+        }
+        func url(_ key: String) -> URL? { document[key]?.string.flatMap(URL.init(string:)) }
+        guard let tokenEndpoint = url("token_endpoint") else {
+            throw OAuthError.discoveryFailed.with(message: "The metadata of \(issuer) has no token_endpoint")
+        }
+        let supported = document["scopes_supported"]?.array?.compactMap(\.string) ?? []
+        let defaultScopes =
+            ["openid", "email", "profile"] + (supported.contains("offline_access") ? ["offline_access"] : [])
+        let methods = document["token_endpoint_auth_methods_supported"]?.array?.compactMap(\.string) ?? []
+        let authentication: ClientAuthentication? =
+            clientSecret == nil
+            ? ClientAuthentication.none
+            : methods.isEmpty || methods.contains("client_secret_basic") ? .secretBasic : .secretPost
+        let configuration = ProviderConfiguration(
+            providerID: providerID ?? issuer,
+            issuer: published.contains("{tenantid}") ? published : issuer,
+            authorizationEndpoint: url("authorization_endpoint"),
+            tokenEndpoint: tokenEndpoint,
+            revocationEndpoint: url("revocation_endpoint"),
+            deviceAuthorizationEndpoint: url("device_authorization_endpoint"),
+            userinfoEndpoint: url("userinfo_endpoint"),
+            jwksURI: url("jwks_uri"),
+            clientID: clientID,
+            clientSecret: clientSecret,
+            clientAuthentication: authentication,
+            scopes: scopes ?? defaultScopes,
+            redirectURI: redirectURI,
+            issuerInAuthorizationResponse: document["authorization_response_iss_parameter_supported"]?.bool ?? false
+        )
+        try configuration.validate()
+        return configuration
+    }
+}

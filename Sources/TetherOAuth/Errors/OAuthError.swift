@@ -1,0 +1,314 @@
+import Foundation
+public import Tether
+
+/// An OAuth 2.0 error code (RFC 6749 §5.2, §4.1.2.1; RFC 8628 §3.5; RFC 7009 §2.2.1), kept open so that codes
+/// Tether does not know are preserved.
+public struct OAuthErrorCode: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The code as the provider sent it.
+    public let rawValue: String
+
+    /// Wraps a code.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Wraps a literal code.
+    public init(stringLiteral value: String) { self.rawValue = value }
+    /// The code.
+    public var description: String { rawValue }
+
+    /// Decodes the code.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes the code.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// `invalid_request`.
+    public static let invalidRequest: OAuthErrorCode = "invalid_request"
+    /// `invalid_client`.
+    public static let invalidClient: OAuthErrorCode = "invalid_client"
+    /// `invalid_grant`: the code or refresh token is invalid, expired, revoked or reused.
+    public static let invalidGrant: OAuthErrorCode = "invalid_grant"
+    /// `unauthorized_client`.
+    public static let unauthorizedClient: OAuthErrorCode = "unauthorized_client"
+    /// `unsupported_grant_type`.
+    public static let unsupportedGrantType: OAuthErrorCode = "unsupported_grant_type"
+    /// `invalid_scope`.
+    public static let invalidScope: OAuthErrorCode = "invalid_scope"
+    /// `access_denied`.
+    public static let accessDenied: OAuthErrorCode = "access_denied"
+    /// `unsupported_response_type`.
+    public static let unsupportedResponseType: OAuthErrorCode = "unsupported_response_type"
+    /// `server_error`.
+    public static let serverError: OAuthErrorCode = "server_error"
+    /// `temporarily_unavailable`.
+    public static let temporarilyUnavailable: OAuthErrorCode = "temporarily_unavailable"
+    /// `interaction_required` (OIDC; Microsoft at the token endpoint).
+    public static let interactionRequired: OAuthErrorCode = "interaction_required"
+    /// `consent_required` (OIDC).
+    public static let consentRequired: OAuthErrorCode = "consent_required"
+    /// `login_required` (OIDC).
+    public static let loginRequired: OAuthErrorCode = "login_required"
+    /// `authorization_pending` (RFC 8628).
+    public static let authorizationPending: OAuthErrorCode = "authorization_pending"
+    /// `slow_down` (RFC 8628).
+    public static let slowDown: OAuthErrorCode = "slow_down"
+    /// `expired_token` (RFC 8628).
+    public static let expiredToken: OAuthErrorCode = "expired_token"
+    /// `authorization_declined` (Microsoft's `access_denied` in the device flow).
+    public static let authorizationDeclined: OAuthErrorCode = "authorization_declined"
+    /// `invalid_token` (RFC 6750; Google's revocation endpoint).
+    public static let invalidToken: OAuthErrorCode = "invalid_token"
+    /// `unsupported_token_type` (RFC 7009).
+    public static let unsupportedTokenType: OAuthErrorCode = "unsupported_token_type"
+}
+
+/// A failure of an OAuth 2.0 / OpenID Connect exchange: an error answer from the provider, or a response or
+/// callback that breaks the protocol. It never contains a token, a code, a verifier or a secret.
+///
+/// ``classification`` tells a ``Tether/Session`` what to do: `transient` keeps the session and retries, `permanent`
+/// ends it (sign in again), `configuration` means the client is set up wrongly.
+public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, RefreshErrorConvertible {
+    enum Kind: Sendable, Hashable {
+        /// The provider answered with an OAuth error body.
+        case provider
+        case stateMismatch
+        case issuerMismatch
+        case missingIssuer
+        case missingCode
+        case callbackMismatch
+        case malformedResponse
+        case unexpectedContentType
+        case unexpectedStatus
+        case redirected
+        case missingAccessToken
+        case invalidExpiresIn
+        case unsupportedTokenType
+        case idTokenRejected
+        case missingIDToken
+        case transport
+        case deviceCodeExpired
+        case accessDenied
+        case discoveryFailed
+    }
+
+    let kind: Kind
+
+    /// One sentence for a log line or an error message; no secrets.
+    public let message: String
+    /// The provider's error code, when it sent one (RFC 6749 `error`, Firebase `error.message`).
+    public let code: OAuthErrorCode?
+    /// The provider's `error_description`, if any. Providers do not put tokens here, but treat it as text for
+    /// people, never as something to branch on.
+    public let errorDescription: String?
+    /// The provider's `error_uri`, if any.
+    public let errorURI: String?
+    /// The HTTP status of the response, if there was one.
+    public let httpStatus: Int?
+    /// A provider-specific detail: Microsoft's `AADSTS` number, Google's `error_subtype`.
+    public let providerDetail: String?
+    /// How long the provider asked to wait (`Retry-After`, `slow_down`), if it did.
+    public let retryAfter: Duration?
+    /// What a session should do about it.
+    public let classification: Classification
+    /// The underlying error, if any.
+    public let cause: (any Error)?
+
+    /// What a failure means for a session.
+    public enum Classification: Sendable, Hashable {
+        /// Retry later; keep the session.
+        case transient
+        /// The grant is gone; the user must sign in again, for this reason.
+        case permanent(SignInReason)
+        /// The client or request is set up wrongly; no retry helps.
+        case configuration
+    }
+
+    init(
+        _ kind: Kind,
+        _ message: String,
+        classification: Classification,
+        code: OAuthErrorCode? = nil,
+        errorDescription: String? = nil,
+        errorURI: String? = nil,
+        httpStatus: Int? = nil,
+        providerDetail: String? = nil,
+        retryAfter: Duration? = nil,
+        cause: (any Error)? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.classification = classification
+        self.code = code
+        self.errorDescription = errorDescription
+        self.errorURI = errorURI
+        self.httpStatus = httpStatus
+        self.providerDetail = providerDetail
+        self.retryAfter = retryAfter
+        self.cause = cause
+    }
+
+    /// The provider answered with an OAuth error; see ``code``.
+    public static let provider = OAuthError(.provider, "The provider returned an error", classification: .transient)
+    /// The callback's `state` is not the one sent (a CSRF or a mixed-up response); the code was not redeemed.
+    public static let stateMismatch = OAuthError(
+        .stateMismatch,
+        "The authorization response's state does not match the request",
+        classification: .configuration
+    )
+    /// The callback's `iss` is not the provider the request went to (RFC 9207 mix-up defence).
+    public static let issuerMismatch = OAuthError(
+        .issuerMismatch,
+        "The authorization response comes from another issuer",
+        classification: .configuration
+    )
+    /// The provider promises `iss` in authorization responses (RFC 9207) but the callback has none.
+    public static let missingIssuer = OAuthError(
+        .missingIssuer,
+        "The authorization response has no iss parameter",
+        classification: .configuration
+    )
+    /// The callback has neither `code` nor `error`.
+    public static let missingCode = OAuthError(
+        .missingCode,
+        "The authorization response has no code",
+        classification: .configuration
+    )
+    /// The callback URL is not for this request's redirect URI.
+    public static let callbackMismatch = OAuthError(
+        .callbackMismatch,
+        "The callback does not match the redirect URI",
+        classification: .configuration
+    )
+    /// The response body is not the JSON the protocol requires.
+    public static let malformedResponse = OAuthError(
+        .malformedResponse,
+        "The provider's response is malformed",
+        classification: .transient
+    )
+    /// The response is not JSON (an HTML error page from a proxy or a login wall).
+    public static let unexpectedContentType = OAuthError(
+        .unexpectedContentType,
+        "The provider answered with something other than JSON",
+        classification: .transient
+    )
+    /// The response has a status the protocol does not allow here.
+    public static let unexpectedStatus = OAuthError(
+        .unexpectedStatus,
+        "The provider answered with an unexpected status",
+        classification: .transient
+    )
+    /// The token endpoint answered with a redirect, which is never followed (it would replay a secret).
+    public static let redirected = OAuthError(
+        .redirected,
+        "The endpoint answered with a redirect, which Tether does not follow",
+        classification: .configuration
+    )
+    /// A token response without `access_token`.
+    public static let missingAccessToken = OAuthError(
+        .missingAccessToken,
+        "The token response has no access_token",
+        classification: .transient
+    )
+    /// `expires_in` is negative, not a number, or not an integer string.
+    public static let invalidExpiresIn = OAuthError(
+        .invalidExpiresIn,
+        "The token response's expires_in is invalid",
+        classification: .transient
+    )
+    /// `token_type` is not `Bearer` (or another type the client understands, RFC 6749 §7.1).
+    public static let unsupportedTokenType = OAuthError(
+        .unsupportedTokenType,
+        "The token response has a token type Tether does not understand",
+        classification: .configuration
+    )
+    /// The ID token failed verification; the cause is an ``IDTokenError``.
+    public static let idTokenRejected = OAuthError(
+        .idTokenRejected,
+        "The ID token was rejected",
+        classification: .configuration
+    )
+    /// An OpenID Connect code exchange returned no ID token.
+    public static let missingIDToken = OAuthError(
+        .missingIDToken,
+        "The token response has no id_token",
+        classification: .configuration
+    )
+    /// No HTTP response arrived; the cause is a ``Tether/TransportError``.
+    public static let transport = OAuthError(
+        .transport,
+        "The provider could not be reached",
+        classification: .transient
+    )
+    /// The device code expired before the user approved (RFC 8628 `expired_token`).
+    public static let deviceCodeExpired = OAuthError(
+        .deviceCodeExpired,
+        "The device code expired before it was approved",
+        classification: .permanent(.sessionExpired)
+    )
+    /// The user refused (`access_denied`, Microsoft `authorization_declined`).
+    public static let accessDenied = OAuthError(
+        .accessDenied,
+        "The user denied access",
+        classification: .permanent(SignInReason(code: "access_denied", message: "The user denied access"))
+    )
+    /// Discovery failed: the metadata could not be fetched, was malformed, or named another issuer.
+    public static let discoveryFailed = OAuthError(
+        .discoveryFailed,
+        "The provider's metadata could not be used",
+        classification: .configuration
+    )
+
+    /// The same kind of error with details.
+    func with(
+        message: String? = nil,
+        classification: Classification? = nil,
+        httpStatus: Int? = nil,
+        retryAfter: Duration? = nil,
+        cause: (any Error)? = nil
+    ) -> OAuthError {
+        OAuthError(
+            kind,
+            message ?? self.message,
+            classification: classification ?? self.classification,
+            code: code,
+            errorDescription: errorDescription,
+            errorURI: errorURI,
+            httpStatus: httpStatus ?? self.httpStatus,
+            providerDetail: providerDetail,
+            retryAfter: retryAfter ?? self.retryAfter,
+            cause: cause ?? self.cause
+        )
+    }
+
+    /// Whether the user must sign in again.
+    public var requiresReauthentication: Bool {
+        if case .permanent = classification { return true }
+        return false
+    }
+
+    /// The error as a ``Tether/RefreshError`` for a session.
+    public var refreshError: RefreshError {
+        switch classification {
+        case .transient: .transient(message, retryAfter: retryAfter)
+        case .permanent(let reason): .permanent(reason, message)
+        case .configuration: .configuration(message)
+        }
+    }
+
+    /// The message, with the provider's code and status when present.
+    public var description: String { "OAuthError: \(message)" }
+
+    /// Errors are equal when their kinds and provider codes are.
+    public static func == (lhs: OAuthError, rhs: OAuthError) -> Bool {
+        lhs.kind == rhs.kind && (lhs.kind != .provider || rhs.code == nil || lhs.code == nil || lhs.code == rhs.code)
+    }
+
+    /// Lets `switch` and `catch` match on the kind: `case .stateMismatch:`.
+    public static func ~= (lhs: OAuthError, rhs: any Error) -> Bool {
+        guard let other = rhs as? OAuthError else { return false }
+        return lhs == other
+    }
+}

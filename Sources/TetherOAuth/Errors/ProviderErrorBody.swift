@@ -1,0 +1,72 @@
+import Foundation
+import Tether
+
+/// The error body of a provider, in any of the shapes providers use, and what it means for a session.
+struct ProviderErrorBody: Sendable {
+    var code: OAuthErrorCode
+    var description: String?
+    var uri: String?
+    /// Google `error_subtype`, Microsoft's first `AADSTS` number or `suberror`.
+    var detail: String?
+
+    /// Parses RFC 6749 §5.2 (`{"error":"…"}` with Google and Microsoft extras) and Google API / Firebase
+    /// (`{"error":{"code":400,"message":"TOKEN_EXPIRED","status":"…"}}`) bodies.
+    static func parse(_ data: Data) -> ProviderErrorBody? {
+        guard let object = JSONValue.object(from: data) else { return nil }
+        if let code = object["error"]?.string, !code.isEmpty {
+            var detail = object["error_subtype"]?.string ?? object["suberror"]?.string
+            if let first = object["error_codes"]?.array?.first?.number {
+                detail = "AADSTS\(Int(first))" + (detail.map { " (\($0))" } ?? "")
+            }
+            return ProviderErrorBody(
+                code: OAuthErrorCode(code),
+                description: object["error_description"]?.string,
+                uri: object["error_uri"]?.string,
+                detail: detail
+            )
+        }
+        if let nested = object["error"]?.object, let message = nested["message"]?.string {
+            // Firebase puts its code first in `message`, sometimes followed by " : detail".
+            let code = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
+            return ProviderErrorBody(
+                code: OAuthErrorCode(code),
+                description: message,
+                uri: nil,
+                detail: nested["status"]?.string
+            )
+        }
+        return nil
+    }
+
+    /// What the error means for a session. Classification uses codes, never the description text
+    /// (Google and Microsoft both say so).
+    func classification(status: Int) -> OAuthError.Classification {
+        if status >= 500 || status == 429 { return .transient }
+        switch code.rawValue {
+        case "invalid_grant":
+            if detail == "invalid_rapt" || detail == "rapt_required" || detail?.hasPrefix("AADSTS50076") == true
+                || detail?.hasPrefix("AADSTS50079") == true || detail?.hasPrefix("AADSTS70043") == true
+            {
+                return .permanent(.interactionRequired)
+            }
+            return .permanent(.grantRevoked)
+        case "interaction_required", "consent_required", "login_required", "account_selection_required":
+            return .permanent(.interactionRequired)
+        case "access_denied", "authorization_declined":
+            return .permanent(SignInReason(code: "access_denied", message: "The user denied access"))
+        case "expired_token":
+            return .permanent(.sessionExpired)
+        case "temporarily_unavailable", "server_error":
+            return .transient
+        // Firebase secure-token API.
+        case "TOKEN_EXPIRED", "INVALID_REFRESH_TOKEN", "INVALID_ID_TOKEN", "CREDENTIAL_TOO_OLD_LOGIN_AGAIN":
+            return .permanent(.grantRevoked)
+        case "USER_DISABLED":
+            return .permanent(.userDisabled)
+        case "USER_NOT_FOUND":
+            return .permanent(SignInReason(code: "user_not_found", message: "The account no longer exists"))
+        default:
+            return .configuration
+        }
+    }
+}
