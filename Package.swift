@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "TetherKeychain", targets: ["TetherKeychain"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
         .library(name: "TetherURLSession", targets: ["TetherURLSession"]),
+        .library(name: "TetherAsyncHTTPClient", targets: ["TetherAsyncHTTPClient"]),
         .library(name: "TetherOAuth", targets: ["TetherOAuth"]),
         .library(name: "TetherJWT", targets: ["TetherJWT"]),
         .library(name: "TetherDevProvider", targets: ["TetherDevProvider"]),
@@ -31,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // MARK: Core
@@ -50,6 +53,18 @@ let package = Package(
                 "Tether",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
+
+        .target(
+            name: "TetherAsyncHTTPClient",
+            dependencies: [
+                "Tether",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
 
@@ -145,6 +160,7 @@ let package = Package(
                 "TetherOAuth",
                 "TetherJWT",
                 "TetherURLSession",
+                "TetherAsyncHTTPClient",
                 "TetherTesting",
                 "TetherDevProvider",
                 .product(name: "HTTPTypes", package: "swift-http-types"),

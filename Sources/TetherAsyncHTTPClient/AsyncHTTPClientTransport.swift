@@ -1,0 +1,154 @@
+import AsyncHTTPClient
+public import Foundation
+public import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+public import Tether
+
+/// An ``Tether/HTTPTransport`` over AsyncHTTPClient, for servers and command-line tools.
+///
+/// The transport owns an `HTTPClient` configured never to follow redirects; call ``shutdown()`` before releasing
+/// it. Request and response conversion are pure functions (``makeRequest(_:body:)``, ``makeResponse(_:)``), tested
+/// on their own.
+public final class AsyncHTTPClientTransport: HTTPTransport {
+    /// How the transport behaves.
+    public struct Configuration: Sendable {
+        /// How long a request may take; 30 seconds by default.
+        public var timeout: Duration
+        /// The largest response body accepted; 1 MiB by default.
+        public var maximumResponseSize: Int
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - timeout: How long a request may take.
+        ///   - maximumResponseSize: The largest response body accepted, in bytes.
+        public init(timeout: Duration = .seconds(30), maximumResponseSize: Int = 1 << 20) {
+            self.timeout = timeout
+            self.maximumResponseSize = maximumResponseSize
+        }
+    }
+
+    /// The one call the transport makes, so tests can stand in for `HTTPClient`.
+    protocol Sender: Sendable {
+        func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse
+    }
+
+    private struct ClientSender: Sender {
+        let client: HTTPClient
+        func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
+            try await client.execute(request, timeout: timeout)
+        }
+    }
+
+    private let sender: any Sender
+    private let client: HTTPClient?
+    private let configuration: Configuration
+
+    /// Creates a transport with its own `HTTPClient` on the shared event loop group; redirects are never
+    /// followed.
+    /// - Parameter configuration: Timeout and response size limit.
+    public init(configuration: Configuration = Configuration()) {
+        var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        clientConfiguration.timeout = HTTPClient.Configuration.Timeout(
+            connect: .milliseconds(Int64(min(configuration.timeout, .seconds(10)).milliseconds)),
+            read: .milliseconds(Int64(configuration.timeout.milliseconds))
+        )
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        self.client = client
+        self.sender = ClientSender(client: client)
+        self.configuration = configuration
+    }
+
+    init(sender: any Sender, configuration: Configuration = Configuration()) {
+        self.sender = sender
+        self.client = nil
+        self.configuration = configuration
+    }
+
+    /// Shuts the underlying `HTTPClient` down. Call it once, when the transport is no longer needed.
+    public func shutdown() async throws {
+        try await client?.shutdown()
+    }
+
+    /// Sends a request without following redirects.
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        try Task.checkCancellation()
+        let target = request.redactedTarget
+        guard let clientRequest = Self.makeRequest(request, body: body) else {
+            throw TransportError.invalidRequest.with(message: "Cannot send a request to \(target)")
+        }
+        do {
+            let response = try await sender.execute(
+                clientRequest,
+                timeout: .milliseconds(Int64(configuration.timeout.milliseconds))
+            )
+            let buffer: ByteBuffer
+            do {
+                buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
+            } catch is NIOTooManyBytesError {
+                throw TransportError.responseTooLarge.with(
+                    message: "\(target) answered with more than \(configuration.maximumResponseSize) bytes"
+                )
+            }
+            return (Self.makeResponse(response), Data(buffer.readableBytesView))
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw Self.transportError(for: error, target: target)
+        }
+    }
+
+    /// Converts a request; `nil` when it has no scheme or authority.
+    static func makeRequest(_ request: HTTPRequest, body: Data?) -> HTTPClientRequest? {
+        guard let scheme = request.scheme, let authority = request.authority else { return nil }
+        var clientRequest = HTTPClientRequest(url: "\(scheme)://\(authority)\(request.path ?? "/")")
+        clientRequest.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headerFields {
+            clientRequest.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if let body { clientRequest.body = .bytes(ByteBuffer(bytes: body)) }
+        return clientRequest
+    }
+
+    /// Converts a response's status and headers.
+    static func makeResponse(_ response: HTTPClientResponse) -> HTTPResponse {
+        var fields = HTTPFields()
+        for (name, value) in response.headers {
+            if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
+        }
+        return HTTPResponse(
+            status: HTTPResponse.Status(code: Int(response.status.code), reasonPhrase: response.status.reasonPhrase),
+            headerFields: fields
+        )
+    }
+
+    /// Maps AsyncHTTPClient and NIO errors to transport errors that name only the target.
+    static func transportError(for error: any Error, target: String) -> TransportError {
+        if error is CancellationError {
+            return TransportError.cancelled.with(message: "The request to \(target) was cancelled")
+        }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout:
+                return TransportError.timedOut.with(message: "The request to \(target) timed out", cause: error)
+            case .remoteConnectionClosed:
+                return TransportError.connectionLost.with(message: "The connection to \(target) was lost", cause: error)
+            case .cancelled:
+                return TransportError.cancelled.with(message: "The request to \(target) was cancelled", cause: error)
+            default:
+                return TransportError.other.with(message: "The request to \(target) failed", cause: error)
+            }
+        }
+        if error is NIOConnectionError || (error as? IOError)?.errnoCode == ECONNREFUSED {
+            return TransportError.cannotConnect.with(message: "\(target) could not be reached", cause: error)
+        }
+        return TransportError.other.with(message: "The request to \(target) failed", cause: error)
+    }
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}
