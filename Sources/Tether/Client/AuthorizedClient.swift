@@ -1,0 +1,330 @@
+public import Foundation
+public import HTTPTypes
+public import Logging
+
+/// Sends requests to an API with a fresh bearer token from a ``Session``, and recovers from a stale one.
+///
+/// - Adds `Authorization: Bearer …` from ``Session/validAccessToken(minimumLifetime:)``, which refreshes before
+///   expiry.
+/// - A `401` with `error="invalid_token"` — or a `401` without a `WWW-Authenticate` challenge — forces one
+///   refresh (shared with every other caller) and retries once. Never more.
+/// - A `403` with `error="insufficient_scope"` is ``AuthorizedClientError/forbidden`` naming the scope; no retry.
+/// - `429` and `503` with `Retry-After` are retried with bounded backoff, for idempotent methods (or any method
+///   when the caller opts in).
+///
+/// ```swift
+/// let api = AuthorizedClient(session: session, transport: URLSessionTransport())
+/// let events: EventList = try await api.json(HTTPRequest(method: .get, url: eventsURL))
+/// ```
+///
+/// Logging is at debug level: method, host and path, status, attempt — never headers, bodies or queries.
+public struct AuthorizedClient: Sendable {
+    /// How the client retries.
+    public struct Configuration: Sendable {
+        /// Attempts for `429` / `503` with `Retry-After`, the first included; 3 by default.
+        public var maximumAttempts: Int
+        /// The longest `Retry-After` honoured; 30 seconds by default. A longer one ends the call at once.
+        public var maximumRetryDelay: Duration
+        /// The delay when `Retry-After` is missing or an HTTP date; 1 second by default.
+        public var defaultRetryDelay: Duration
+        /// Whether non-idempotent methods (POST, PATCH) are retried after `429` / `503` too; off by default.
+        public var retriesNonIdempotentRequests: Bool
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - maximumAttempts: Attempts for `429` / `503`, the first included.
+        ///   - maximumRetryDelay: The longest `Retry-After` honoured.
+        ///   - defaultRetryDelay: The delay without a usable `Retry-After`.
+        ///   - retriesNonIdempotentRequests: Whether POST and PATCH are retried too.
+        public init(
+            maximumAttempts: Int = 3,
+            maximumRetryDelay: Duration = .seconds(30),
+            defaultRetryDelay: Duration = .seconds(1),
+            retriesNonIdempotentRequests: Bool = false
+        ) {
+            self.maximumAttempts = max(1, maximumAttempts)
+            self.maximumRetryDelay = maximumRetryDelay
+            self.defaultRetryDelay = defaultRetryDelay
+            self.retriesNonIdempotentRequests = retriesNonIdempotentRequests
+        }
+    }
+
+    private let session: Session
+    private let transport: any HTTPTransport
+    private let configuration: Configuration
+    private let clock: any Clock<Duration>
+    private let logger: Logger
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - session: Where access tokens come from.
+    ///   - transport: How requests are sent.
+    ///   - configuration: Retry behaviour.
+    ///   - clock: The clock backoff sleeps on.
+    ///   - logger: Where requests are logged, redacted.
+    public init(
+        session: Session,
+        transport: any HTTPTransport,
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) {
+        self.session = session
+        self.transport = transport
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Sends a request with a bearer token and returns a successful (2xx) response.
+    /// - Parameters:
+    ///   - request: The request; an `Authorization` header in it is replaced.
+    ///   - body: The body, if any.
+    /// - Returns: The response and its body.
+    /// - Throws: ``AuthorizedClientError`` — `unauthorized` (with whether the session now needs sign-in),
+    ///   `forbidden`, `server`, `transport` — or a ``SessionError`` when no token could be had.
+    public func send(_ request: HTTPRequest, body: Data? = nil) async throws -> (HTTPResponse, Data) {
+        let target = request.redactedTarget
+        let retriable = configuration.retriesNonIdempotentRequests || Self.isIdempotent(request.method)
+        var refreshed = false
+        var attempt = 0
+        var token = try await session.validAccessToken()
+        while true {
+            attempt += 1
+            var authorized = request
+            authorized.headerFields[.authorization] = "Bearer \(token.revealedValue)"
+            let response: HTTPResponse
+            let data: Data
+            do {
+                (response, data) = try await transport.send(authorized, body: body)
+            } catch let error as TransportError {
+                throw AuthorizedClientError.transport.with(message: error.message, cause: error)
+            }
+            logger.debug(
+                "API request",
+                metadata: [
+                    "http.method": "\(request.method.rawValue)", "http.target": "\(target)",
+                    "http.status": "\(response.status.code)", "http.attempt": "\(attempt)",
+                ]
+            )
+            switch response.status.code {
+            case 200..<300:
+                return (response, data)
+            case 401:
+                let challenges = response.headerFields[values: .wwwAuthenticate].flatMap(AuthenticationChallenge.parse)
+                let bearer = challenges.first { ["bearer", "dpop"].contains($0.scheme.lowercased()) }
+                let stale = challenges.isEmpty || bearer?.error == "invalid_token"
+                guard stale, !refreshed else {
+                    throw await unauthorized(response, data, challenge: bearer, target: target, retried: refreshed)
+                }
+                refreshed = true
+                do {
+                    token = try await session.forceRefresh(rejecting: token)
+                } catch let error as SessionError {
+                    throw AuthorizedClientError.unauthorized.with(
+                        message: "\(target) rejected the token and it could not be refreshed: \(error.message)",
+                        httpStatus: 401,
+                        requiresSignIn: error.requiresReauthentication,
+                        cause: error
+                    )
+                }
+            case 403:
+                let challenges = response.headerFields[values: .wwwAuthenticate].flatMap(AuthenticationChallenge.parse)
+                let scope = challenges.first { $0.error == "insufficient_scope" }?.scope
+                throw AuthorizedClientError.forbidden.with(
+                    message: "\(target) answered 403" + (scope.map { ": scope '\($0)' is needed" } ?? ""),
+                    httpStatus: 403,
+                    scope: scope,
+                    serverMessage: Self.serverMessage(data)
+                )
+            case 429, 503:
+                let delay = Self.retryAfter(response, default: configuration.defaultRetryDelay)
+                guard retriable, attempt < configuration.maximumAttempts, delay <= configuration.maximumRetryDelay else {
+                    throw server(response, data, target: target)
+                }
+                try await clock.sleep(for: delay)
+            default:
+                throw server(response, data, target: target)
+            }
+        }
+    }
+
+    /// Sends a request and decodes a JSON response.
+    /// - Parameters:
+    ///   - request: The request; `Accept: application/json` is added when missing.
+    ///   - body: The body, if any.
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder.
+    /// - Returns: The decoded value.
+    /// - Throws: See ``send(_:body:)``; ``AuthorizedClientError/decoding`` when the body does not decode.
+    public func json<T: Decodable>(
+        _ request: HTTPRequest,
+        body: Data? = nil,
+        as type: T.Type = T.self,
+        decoder: JSONDecoder = JSONDecoder()
+    ) async throws -> T {
+        var request = request
+        if request.headerFields[.accept] == nil { request.headerFields[.accept] = "application/json" }
+        let (_, data) = try await send(request, body: body)
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch {
+            throw AuthorizedClientError.decoding.with(
+                message: "The response of \(request.redactedTarget) is not a \(T.self)",
+                cause: error
+            )
+        }
+    }
+
+    private func unauthorized(
+        _ response: HTTPResponse,
+        _ data: Data,
+        challenge: AuthenticationChallenge?,
+        target: String,
+        retried: Bool
+    ) async -> AuthorizedClientError {
+        let status = await session.status
+        let needsSignIn: Bool
+        switch status {
+        case .needsSignIn, .notConnected: needsSignIn = true
+        default: needsSignIn = false
+        }
+        let reason = challenge?.error.map { " (\($0))" } ?? ""
+        return AuthorizedClientError.unauthorized.with(
+            message: retried
+                ? "\(target) still answered 401\(reason) after a refresh" : "\(target) answered 401\(reason)",
+            httpStatus: 401,
+            requiresSignIn: needsSignIn,
+            serverMessage: Self.serverMessage(data),
+            challenge: challenge
+        )
+    }
+
+    private func server(_ response: HTTPResponse, _ data: Data, target: String) -> AuthorizedClientError {
+        AuthorizedClientError.server.with(
+            message: "\(target) answered HTTP \(response.status.code)",
+            httpStatus: response.status.code,
+            serverMessage: Self.serverMessage(data),
+            retryAfter: response.headerFields[.retryAfter].flatMap { Int($0) }.map { Duration.seconds($0) }
+        )
+    }
+
+    static func isIdempotent(_ method: HTTPRequest.Method) -> Bool {
+        [.get, .head, .options, .put, .delete, .trace].contains(method)
+    }
+
+    static func retryAfter(_ response: HTTPResponse, default fallback: Duration) -> Duration {
+        guard let value = response.headerFields[.retryAfter], let seconds = Int(value), seconds >= 0 else {
+            return fallback
+        }
+        return .seconds(seconds)
+    }
+
+    /// A short message from a JSON error body (`message`, `error_description`, `error.message`, `error`), at
+    /// most 200 characters; never the raw body.
+    static func serverMessage(_ data: Data) -> String? {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+        let nested = (object["error"] as? [String: Any])?["message"] as? String
+        let message = object["message"] as? String ?? object["error_description"] as? String ?? nested
+            ?? object["error"] as? String
+        return message.map { String($0.prefix(200)) }
+    }
+}
+
+/// A failed API call through an ``AuthorizedClient``. It never contains a token, a header or a query string.
+public struct AuthorizedClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    enum Code: Sendable, Hashable {
+        case unauthorized
+        case forbidden
+        case server
+        case transport
+        case decoding
+    }
+
+    let code: Code
+
+    /// What went wrong, in one sentence.
+    public let message: String
+    /// The HTTP status, when there was a response.
+    public let httpStatus: Int?
+    /// For ``unauthorized``: whether the session now needs sign-in (the grant is gone), as opposed to a server
+    /// that keeps rejecting valid tokens.
+    public let requiresSignIn: Bool
+    /// For ``forbidden``: the scope the resource asked for, if it said.
+    public let scope: String?
+    /// A short message from a JSON error body, if there was one.
+    public let serverMessage: String?
+    /// The parsed `WWW-Authenticate` challenge of a 401, if any.
+    public let challenge: AuthenticationChallenge?
+    /// `Retry-After`, if the server sent one.
+    public let retryAfter: Duration?
+    /// The underlying error, if any.
+    public let cause: (any Error)?
+
+    init(
+        _ code: Code,
+        _ message: String,
+        httpStatus: Int? = nil,
+        requiresSignIn: Bool = false,
+        scope: String? = nil,
+        serverMessage: String? = nil,
+        challenge: AuthenticationChallenge? = nil,
+        retryAfter: Duration? = nil,
+        cause: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.httpStatus = httpStatus
+        self.requiresSignIn = requiresSignIn
+        self.scope = scope
+        self.serverMessage = serverMessage
+        self.challenge = challenge
+        self.retryAfter = retryAfter
+        self.cause = cause
+    }
+
+    /// The server rejected the token, even after one refresh; see ``requiresSignIn``.
+    public static let unauthorized = AuthorizedClientError(.unauthorized, "The server rejected the access token")
+    /// The server refused: the token lacks a scope (see ``scope``) or the user lacks permission.
+    public static let forbidden = AuthorizedClientError(.forbidden, "The server refused the request")
+    /// The server answered with another error status (see ``httpStatus`` and ``serverMessage``).
+    public static let server = AuthorizedClientError(.server, "The server answered with an error")
+    /// No response arrived; the cause is a ``TransportError``.
+    public static let transport = AuthorizedClientError(.transport, "The server could not be reached")
+    /// The response body did not decode.
+    public static let decoding = AuthorizedClientError(.decoding, "The response could not be decoded")
+
+    func with(
+        message: String,
+        httpStatus: Int? = nil,
+        requiresSignIn: Bool = false,
+        scope: String? = nil,
+        serverMessage: String? = nil,
+        challenge: AuthenticationChallenge? = nil,
+        retryAfter: Duration? = nil,
+        cause: (any Error)? = nil
+    ) -> AuthorizedClientError {
+        AuthorizedClientError(
+            code,
+            message,
+            httpStatus: httpStatus,
+            requiresSignIn: requiresSignIn,
+            scope: scope,
+            serverMessage: serverMessage,
+            challenge: challenge,
+            retryAfter: retryAfter,
+            cause: cause
+        )
+    }
+
+    /// The message.
+    public var description: String { "AuthorizedClientError: \(message)" }
+
+    /// Errors are equal when their kinds are.
+    public static func == (lhs: AuthorizedClientError, rhs: AuthorizedClientError) -> Bool { lhs.code == rhs.code }
+
+    /// Lets `switch` and `catch` match on the kind.
+    public static func ~= (lhs: AuthorizedClientError, rhs: any Error) -> Bool {
+        (rhs as? AuthorizedClientError)?.code == lhs.code
+    }
+}
