@@ -166,6 +166,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,100 @@
+package import Foundation
+package import TetherOAuth
+
+/// A compact JWS (RFC 7515 §7.1) split into its parts, with the header decoded; nothing verified yet.
+///
+/// Parsing never traps: every structural problem is ``TetherOAuth/IDTokenError/malformed``, and no error
+/// carries any part of the token.
+package struct CompactJWS: Sendable {
+    /// The JOSE header fields that verification reads.
+    package struct Header: Sendable, Decodable {
+        /// `alg`.
+        package var algorithm: String
+        /// `kid`.
+        package var keyID: String?
+        /// `crit`: extensions the recipient must understand; we understand none.
+        package var critical: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case algorithm = "alg"
+            case keyID = "kid"
+            case critical = "crit"
+        }
+    }
+
+    /// The largest token accepted, in bytes; real ID tokens are a few kilobytes.
+    package static let maximumLength = 64 * 1024
+
+    /// The whole token, for the signature check.
+    package let compact: String
+    /// The decoded header.
+    package let header: Header
+    /// The decoded payload bytes (JSON, not yet parsed).
+    package let payload: Data
+
+    /// Splits and decodes a token.
+    /// - Parameter compact: The compact serialization `header.payload.signature`.
+    /// - Throws: ``TetherOAuth/IDTokenError/malformed``.
+    package init(_ compact: String) throws(IDTokenError) {
+        guard !compact.isEmpty, compact.utf8.count <= Self.maximumLength else {
+            throw IDTokenError.malformed.with(message: "The ID token is empty or too long")
+        }
+        let parts = compact.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw IDTokenError.malformed.with(message: "The ID token does not have three parts")
+        }
+        guard let headerBytes = Base64URL.decode(parts[0]),
+            let payload = Base64URL.decode(parts[1]),
+            Base64URL.decode(parts[2]) != nil
+        else {
+            throw IDTokenError.malformed.with(message: "The ID token is not base64url-encoded")
+        }
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: headerBytes)
+        } catch {
+            // The decoding error is not attached: its description may quote the header.
+            throw IDTokenError.malformed.with(message: "The ID token's header is not a JSON object with `alg`")
+        }
+        guard header.critical == nil else {
+            throw IDTokenError.malformed.with(message: "The ID token uses critical header extensions")
+        }
+        self.compact = compact
+        self.header = header
+        self.payload = payload
+    }
+}
+
+/// Base64url without padding (RFC 7515 §2, RFC 4648 §5).
+package enum Base64URL {
+    /// Decodes base64url text; `nil` for characters outside the alphabet, padding, or an impossible length.
+    /// - Parameter text: The encoded bytes.
+    /// - Returns: The decoded bytes, or `nil`.
+    package static func decode(_ text: some Collection<UInt8>) -> Data? {
+        guard text.count % 4 != 1 else { return nil }
+        var base64 = [UInt8]()
+        base64.reserveCapacity(text.count + 3)
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                base64.append(byte)
+            case UInt8(ascii: "-"): base64.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): base64.append(UInt8(ascii: "/"))
+            default: return nil
+            }
+        }
+        while base64.count % 4 != 0 { base64.append(UInt8(ascii: "=")) }
+        return Data(base64Encoded: Data(base64))
+    }
+
+    /// Encodes bytes as base64url without padding.
+    /// - Parameter data: The bytes.
+    /// - Returns: The encoded text.
+    package static func encode(_ data: some DataProtocol) -> String {
+        Data(data).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
