@@ -165,8 +165,9 @@ let package = Package(
                 "TetherDevProvider",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(
