@@ -78,7 +78,7 @@ extension AuthorizationRequest {
         for item in components.queryItems ?? [] where parameters[item.name] == nil {
             parameters[item.name] = item.value ?? ""
         }
-        guard let returnedState = parameters["state"], PKCE.constantTimeEquals(returnedState, state) else {
+        guard let returnedState = parameters["state"], IDTokenClaims.constantTimeEqual(returnedState, state) else {
             throw OAuthError.stateMismatch
         }
         let returnedIssuer = parameters["iss"]

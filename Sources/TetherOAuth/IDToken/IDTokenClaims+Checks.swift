@@ -60,37 +60,94 @@ extension IDTokenClaims {
         )
     }
 
-    /// Checks the claims against expectations (OIDC Core §3.1.3.7 steps 2–5 and 9–11).
-    /// - Parameter expectations: Issuer, audience, nonce, time and skew.
+    /// Checks the claims against expectations (OIDC Core §3.1.3.7 steps 2–5 and 9–11): the one implementation
+    /// every verifier shares.
+    ///
+    /// Order: `iss`, `aud`, `azp`, `exp`, `iat`/`nbf`, age, extra rules, `nonce`. Identifiers are compared byte
+    /// for byte (`String ==` would match canonically equivalent Unicode spellings); the nonce in constant time.
+    /// - Parameters:
+    ///   - expectations: Issuer, audience, nonce, time and skew.
+    ///   - notBefore: The token's `nbf`, if any.
+    ///   - rules: Checks some issuers add (``ExtraClaimRules/firebase``).
     /// - Throws: ``IDTokenError`` — `wrongIssuer`, `wrongAudience`, `wrongAuthorizedParty`, `expired`,
-    ///   `notYetValid`, `tooOld`, `missingNonce`, `nonceMismatch`.
-    public func check(against expectations: IDTokenExpectations) throws {
-        let accepted = ([expectations.issuer] + expectations.alternativeIssuers).map { candidate in
-            tenantID.map { candidate.replacingOccurrences(of: "{tenantid}", with: $0) } ?? candidate
+    ///   `notYetValid`, `tooOld`, `malformed` (an extra rule's claim is absent), `missingNonce`, `nonceMismatch`.
+    public func check(
+        against expectations: IDTokenExpectations,
+        notBefore: Date? = nil,
+        rules: ExtraClaimRules = []
+    ) throws(IDTokenError) {
+        guard Self.issuerMatches(issuer, tenantID: tenantID, expectations: expectations) else {
+            throw IDTokenError.wrongIssuer.with(message: "The ID token's issuer '\(issuer)' is not '\(expectations.issuer)'")
         }
-        guard accepted.contains(issuer) else {
-            throw IDTokenError.wrongIssuer.with(
-                message: "The ID token's issuer '\(issuer)' is not '\(expectations.issuer)'"
-            )
-        }
-        guard audience.contains(expectations.audience) else {
+        guard audience.contains(where: { Self.exactlyEqual($0, expectations.audience) }) else {
             throw IDTokenError.wrongAudience.with(message: "The ID token's audience does not include the client id")
         }
-        if let authorizedParty, authorizedParty != expectations.audience {
-            throw IDTokenError.wrongAuthorizedParty.with(message: "The ID token's azp is not the client id")
+        // OIDC Core errata 2: when `azp` is present it must be our client id, however many audiences there are.
+        if let authorizedParty, !Self.exactlyEqual(authorizedParty, expectations.audience) {
+            throw IDTokenError.wrongAuthorizedParty
         }
+        let now = expectations.now.timeIntervalSince1970
         let skew = expectations.clockSkew.timeIntervalValue
-        guard expiresAt.timeIntervalSince(expectations.now) > -skew else { throw IDTokenError.expired }
-        guard issuedAt.timeIntervalSince(expectations.now) <= skew else { throw IDTokenError.notYetValid }
+        guard expiresAt.timeIntervalSince1970 > now - skew else { throw IDTokenError.expired }
+        guard issuedAt.timeIntervalSince1970 <= now + skew else {
+            throw IDTokenError.notYetValid.with(message: "The ID token's issue time is in the future")
+        }
+        if let notBefore, notBefore.timeIntervalSince1970 > now + skew { throw IDTokenError.notYetValid }
         if let maximumAge = expectations.maximumAge,
-            expectations.now.timeIntervalSince(issuedAt) > maximumAge.timeIntervalValue + skew
+            now - issuedAt.timeIntervalSince1970 > maximumAge.timeIntervalValue + skew
         {
             throw IDTokenError.tooOld
         }
+        if rules.contains(.nonEmptySubject), subject.isEmpty {
+            throw IDTokenError.malformed.with(message: "The ID token's subject is empty")
+        }
+        if rules.contains(.authTimeInPast) {
+            guard let authTime else {
+                throw IDTokenError.malformed.with(message: "The ID token lacks the required `auth_time` claim")
+            }
+            guard authTime.timeIntervalSince1970 <= now + skew else {
+                throw IDTokenError.notYetValid.with(message: "The ID token's authentication time is in the future")
+            }
+        }
         if let expected = expectations.nonce {
             guard let nonce else { throw IDTokenError.missingNonce }
-            guard PKCE.constantTimeEquals(nonce, expected) else { throw IDTokenError.nonceMismatch }
+            guard Self.constantTimeEqual(nonce, expected) else { throw IDTokenError.nonceMismatch }
         }
+    }
+
+    /// Whether `iss` is the expected issuer or an alternative, with `{tenantid}` templates filled from `tid`.
+    package static func issuerMatches(_ issuer: String, tenantID: String?, expectations: IDTokenExpectations) -> Bool {
+        let placeholder = "{tenantid}"
+        for candidate in [expectations.issuer] + expectations.alternativeIssuers {
+            if candidate.contains(placeholder) {
+                // A tenant id is a GUID; refuse anything that could change the template's structure.
+                guard let tenantID, !tenantID.isEmpty, !tenantID.contains("/"), !tenantID.contains("{") else {
+                    continue
+                }
+                if exactlyEqual(issuer, candidate.replacingOccurrences(of: placeholder, with: tenantID)) {
+                    return true
+                }
+            } else if exactlyEqual(issuer, candidate) {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Byte-wise equality.
+    package static func exactlyEqual(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
+
+    /// Equality whose running time does not depend on where the strings first differ.
+    package static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        var difference: UInt8 = left.count == right.count ? 0 : 1
+        for index in 0..<max(left.count, right.count) {
+            let a = index < left.count ? left[index] : 0
+            let b = index < right.count ? right[index] : 0
+            difference |= a ^ b
+        }
+        return difference == 0
     }
 
     static func base64URLDecode(_ part: Substring) -> Data? {

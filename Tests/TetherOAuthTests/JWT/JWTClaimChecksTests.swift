@@ -152,12 +152,12 @@ struct JWTClaimChecksTests {
     }
 
     @Test func constantTimeComparison() {
-        #expect(ClaimValidation.constantTimeEqual("abc", "abc"))
-        #expect(!ClaimValidation.constantTimeEqual("abc", "abd"))
-        #expect(!ClaimValidation.constantTimeEqual("abc", "abcd"))
-        #expect(!ClaimValidation.constantTimeEqual("", "a"))
-        #expect(ClaimValidation.constantTimeEqual("", ""))
+        #expect(IDTokenClaims.constantTimeEqual("abc", "abc"))
+        #expect(!IDTokenClaims.constantTimeEqual("abc", "abd"))
+        #expect(!IDTokenClaims.constantTimeEqual("abc", "abcd"))
+        #expect(!IDTokenClaims.constantTimeEqual("", "a"))
+        #expect(IDTokenClaims.constantTimeEqual("", ""))
         // Canonically equivalent but different bytes: not equal.
-        #expect(!ClaimValidation.constantTimeEqual("\u{E9}", "e\u{301}"))
+        #expect(!IDTokenClaims.constantTimeEqual("\u{E9}", "e\u{301}"))
     }
 }
