@@ -1,0 +1,105 @@
+public import Foundation
+
+@available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+extension DevProvider {
+    /// Everything that shapes a ``DevProvider``: address, clients, users, lifetimes, refresh-token
+    /// policy, response dialect and initial faults.
+    public struct Configuration: Sendable {
+        /// Host to bind; also the host of the issuer. Defaults to `127.0.0.1`.
+        public var host: String
+        /// Port to bind; `0` picks a free port. Defaults to `0`.
+        public var port: Int
+        /// A fixed issuer identifier. `nil` (the default) means `http://<host>:<bound port>`.
+        public var issuer: URL?
+        /// Registered clients. Defaults to ``ClientRegistration/defaultClient``.
+        public var clients: [ClientRegistration]
+        /// Users who can sign in. Defaults to ``User/ada``.
+        public var users: [User]
+        /// Lifetime of access tokens (`expires_in`). Defaults to 3600 s.
+        public var accessTokenLifetime: Duration
+        /// Lifetime of ID tokens (`exp - iat`). Defaults to 3600 s.
+        public var idTokenLifetime: Duration
+        /// Lifetime of authorization codes (RFC 6749 §4.1.2). Defaults to 600 s.
+        public var authorizationCodeLifetime: Duration
+        /// How long a refresh token stays usable after it was issued; `nil` (the default) means
+        /// until revoked. An expired refresh token answers the dialect's "expired/inactive" error.
+        public var refreshTokenLifetime: Duration?
+        /// Issue a new refresh token on every refresh and spend the old one (RFC 9700 §4.14.2).
+        /// Defaults to `true`. The Google, Apple and Firebase dialects never rotate.
+        public var refreshTokenRotation: Bool
+        /// Presenting a spent refresh token revokes the whole grant family. Defaults to `true`.
+        public var reuseDetection: Bool
+        /// Within this period after a rotation, re-presenting the just-spent refresh token returns
+        /// the same new tokens again instead of counting as reuse. Defaults to zero.
+        public var reuseGracePeriod: Duration
+        /// When a refresh token is issued. Defaults to ``RefreshTokenIssuance/withOfflineAccess``.
+        public var refreshTokenIssuance: RefreshTokenIssuance
+        /// Lifetime of device codes (RFC 8628). Defaults to 600 s.
+        public var deviceCodeLifetime: Duration
+        /// Minimum polling interval for device codes. Defaults to 5 s.
+        public var devicePollingInterval: Duration
+        /// Opaque random access tokens or RFC 9068 JWTs. Defaults to ``AccessTokenFormat/opaque``.
+        public var accessTokenFormat: AccessTokenFormat
+        /// Which provider's response and error shapes to imitate. Defaults to ``Dialect/standard``.
+        public var dialect: Dialect
+        /// Faults active from the start; change them later through ``DevProvider/Admin``.
+        public var faults: Faults
+        /// The value the `X-Tether-Admin` header must carry on `/admin/...` requests.
+        public var adminKey: String
+        /// The API key `POST /v1/token?key=…` accepts in the Firebase dialect.
+        public var firebaseAPIKey: String
+        /// The project ID reported by the Firebase dialect (`project_id`, ID token `aud`).
+        public var firebaseProjectID: String
+        /// The wall-clock source for expiry and token timestamps. Defaults to the system clock.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration; every parameter has a working default.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            issuer: URL? = nil,
+            clients: [ClientRegistration] = [.defaultClient],
+            users: [User] = [.ada],
+            accessTokenLifetime: Duration = .seconds(3600),
+            idTokenLifetime: Duration = .seconds(3600),
+            authorizationCodeLifetime: Duration = .seconds(600),
+            refreshTokenLifetime: Duration? = nil,
+            refreshTokenRotation: Bool = true,
+            reuseDetection: Bool = true,
+            reuseGracePeriod: Duration = .zero,
+            refreshTokenIssuance: RefreshTokenIssuance = .withOfflineAccess,
+            deviceCodeLifetime: Duration = .seconds(600),
+            devicePollingInterval: Duration = .seconds(5),
+            accessTokenFormat: AccessTokenFormat = .opaque,
+            dialect: Dialect = .standard,
+            faults: Faults = Faults(),
+            adminKey: String = "tether-dev-admin",
+            firebaseAPIKey: String = "tether-dev-api-key",
+            firebaseProjectID: String = "tether-dev",
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.host = host
+            self.port = port
+            self.issuer = issuer
+            self.clients = clients
+            self.users = users
+            self.accessTokenLifetime = accessTokenLifetime
+            self.idTokenLifetime = idTokenLifetime
+            self.authorizationCodeLifetime = authorizationCodeLifetime
+            self.refreshTokenLifetime = refreshTokenLifetime
+            self.refreshTokenRotation = refreshTokenRotation
+            self.reuseDetection = reuseDetection
+            self.reuseGracePeriod = reuseGracePeriod
+            self.refreshTokenIssuance = refreshTokenIssuance
+            self.deviceCodeLifetime = deviceCodeLifetime
+            self.devicePollingInterval = devicePollingInterval
+            self.accessTokenFormat = accessTokenFormat
+            self.dialect = dialect
+            self.faults = faults
+            self.adminKey = adminKey
+            self.firebaseAPIKey = firebaseAPIKey
+            self.firebaseProjectID = firebaseProjectID
+            self.now = now
+        }
+    }
+}

@@ -1,0 +1,66 @@
+@available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+extension DevProvider {
+    /// An endpoint of the provider, as used for faults and request counters.
+    public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
+        /// The name used in counters and in the admin API (`token`, `revoke`, …).
+        public let rawValue: String
+
+        /// Creates an endpoint from its name.
+        public init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// `/.well-known/openid-configuration` and `/.well-known/oauth-authorization-server`.
+        public static let discovery = Endpoint("discovery")
+        /// `/jwks` (and `/auth/keys`).
+        public static let jwks = Endpoint("jwks")
+        /// `/authorize` (and `/auth/authorize`), GET and POST.
+        public static let authorize = Endpoint("authorize")
+        /// `/token`, `/auth/token` and the Firebase `/v1/token`.
+        public static let token = Endpoint("token")
+        /// `/revoke` and `/auth/revoke`.
+        public static let revoke = Endpoint("revoke")
+        /// `/device_authorization`.
+        public static let deviceAuthorization = Endpoint("device_authorization")
+        /// `/device`, the verification page.
+        public static let device = Endpoint("device")
+        /// `/userinfo`.
+        public static let userinfo = Endpoint("userinfo")
+        /// `/resource` and `/resource/admin`.
+        public static let resource = Endpoint("resource")
+
+        /// All endpoints that take faults and are counted.
+        public static let all: [Endpoint] = [
+            .discovery, .jwks, .authorize, .token, .revoke, .deviceAuthorization, .device, .userinfo, .resource,
+        ]
+
+        /// The endpoint serving a request path, or `nil` for admin and unknown paths.
+        init?(path: String) {
+            switch path {
+            case "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server":
+                self = .discovery
+            case "/jwks", "/auth/keys":
+                self = .jwks
+            case "/authorize", "/auth/authorize":
+                self = .authorize
+            case "/token", "/auth/token", "/v1/token":
+                self = .token
+            case "/revoke", "/auth/revoke":
+                self = .revoke
+            case "/device_authorization":
+                self = .deviceAuthorization
+            case "/device":
+                self = .device
+            case "/userinfo":
+                self = .userinfo
+            case "/resource", "/resource/admin":
+                self = .resource
+            default:
+                return nil
+            }
+        }
+
+        /// The name.
+        public var description: String { self.rawValue }
+    }
+}

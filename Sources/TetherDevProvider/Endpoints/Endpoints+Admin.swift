@@ -1,0 +1,210 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+@available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+extension Endpoints {
+    private struct FaultRequest: Decodable {
+        let endpoint: String
+        let latencyMilliseconds: Int?
+        let serverErrors: Int?
+        let status: Int?
+        let rateLimits: Int?
+        let retryAfter: Int?
+        let droppedConnections: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case endpoint
+            case latencyMilliseconds = "latency_ms"
+            case serverErrors = "server_errors"
+            case status
+            case rateLimits = "rate_limits"
+            case retryAfter = "retry_after"
+            case droppedConnections = "dropped_connections"
+        }
+    }
+
+    private struct SecondsRequest: Decodable {
+        let seconds: Int
+    }
+
+    private struct CountRequest: Decodable {
+        let count: Int?
+    }
+
+    private struct UserRequest: Decodable {
+        let username: String?
+    }
+
+    private struct MintRequest: Decodable {
+        let username: String
+        let clientID: String?
+        let scope: String?
+
+        enum CodingKeys: String, CodingKey {
+            case username
+            case clientID = "client_id"
+            case scope
+        }
+    }
+
+    /// `/admin/...`: JSON API guarded by the `X-Tether-Admin` header.
+    func registerAdmin(on router: Router<DevRequestContext>) {
+        let admin = router.group("admin")
+        admin.add(middleware: AdminKeyMiddleware(key: self.configuration.adminKey))
+        let api = DevProvider.Admin(state: self.state)
+        admin.get("counters") { _, _ in
+            HTTPResponses.json(Self.json(await api.counters()))
+        }
+        admin.get("faults") { _, _ in
+            HTTPResponses.json(Self.json(await api.faults()))
+        }
+        admin.post("faults") { request, _ in
+            let body = try await self.jsonBody(FaultRequest.self, from: request)
+            let endpoint = DevProvider.Endpoint(body.endpoint)
+            guard DevProvider.Endpoint.all.contains(endpoint) else {
+                throw OAuthError(
+                    status: .badRequest,
+                    body: ["error": "invalid_request", "error_description": "Unknown endpoint."]
+                )
+            }
+            if let latency = body.latencyMilliseconds {
+                await api.setLatency(.milliseconds(latency), for: endpoint)
+            }
+            if let count = body.serverErrors {
+                await api.failNext(count, requestsTo: endpoint, status: body.status ?? 503)
+            }
+            if let count = body.rateLimits {
+                await api.rateLimitNext(count, requestsTo: endpoint, retryAfterSeconds: body.retryAfter ?? 1)
+            }
+            if let count = body.droppedConnections {
+                await api.dropNext(count, connectionsTo: endpoint)
+            }
+            return HTTPResponses.json(Self.json(await api.faults()))
+        }
+        admin.post("clock-skew") { request, _ in
+            let body = try await self.jsonBody(SecondsRequest.self, from: request)
+            await api.setClockSkew(.seconds(body.seconds))
+            return HTTPResponses.json(["clock_skew": .int(body.seconds)])
+        }
+        admin.post("interaction-required") { request, _ in
+            let body = try await self.jsonBody(CountRequest.self, from: request)
+            await api.requireInteractionOnNextRefreshes(body.count ?? 1)
+            return HTTPResponses.json(["interaction_required_refreshes": .int(body.count ?? 1)])
+        }
+        admin.post("revoke-grants") { request, _ in
+            let body = try await self.jsonBody(UserRequest.self, from: request)
+            var count = 0
+            if let username = body.username {
+                count = await api.revokeGrants(ofUser: username)
+            } else {
+                count = await api.revokeAllGrants()
+            }
+            return HTTPResponses.json(["revoked": .int(count)])
+        }
+        admin.post("users/disable") { request, _ in
+            let body = try await self.jsonBody(UserRequest.self, from: request)
+            guard let username = body.username else {
+                throw OAuthError(
+                    status: .badRequest,
+                    body: ["error": "invalid_request", "error_description": "username"]
+                )
+            }
+            await api.disableUser(username)
+            return HTTPResponses.json(["disabled": .string(username)])
+        }
+        admin.post("users/enable") { request, _ in
+            let body = try await self.jsonBody(UserRequest.self, from: request)
+            guard let username = body.username else {
+                throw OAuthError(
+                    status: .badRequest,
+                    body: ["error": "invalid_request", "error_description": "username"]
+                )
+            }
+            await api.enableUser(username)
+            return HTTPResponses.json(["enabled": .string(username)])
+        }
+        admin.post("rotate-keys") { _, _ in
+            let kid = try await api.rotateSigningKeys()
+            return HTTPResponses.json(["kid": .string(kid)])
+        }
+        admin.post("expire-access-tokens") { _, _ in
+            await api.expireAccessTokens()
+            return HTTPResponses.json([:])
+        }
+        admin.post("reset") { _, _ in
+            await api.reset()
+            return HTTPResponses.json([:])
+        }
+        admin.post("tokens") { request, _ in
+            let body = try await self.jsonBody(MintRequest.self, from: request)
+            do {
+                let tokens = try await api.issueTokens(
+                    username: body.username,
+                    clientID: body.clientID ?? DevProvider.ClientRegistration.defaultClient.id,
+                    scopes: body.scope.map { Self.scopes($0) } ?? ["openid", "email", "profile", "offline_access"]
+                )
+                var json: [String: JSONValue] = [
+                    "access_token": .string(tokens.accessToken),
+                    "token_type": "Bearer",
+                    "expires_in": .int(tokens.expiresIn),
+                    "scope": .string(tokens.scopes.joined(separator: " ")),
+                ]
+                json["refresh_token"] = tokens.refreshToken.map(JSONValue.string)
+                json["id_token"] = tokens.idToken.map(JSONValue.string)
+                return HTTPResponses.json(.object(json), noStore: true)
+            } catch {
+                throw OAuthError(
+                    status: .badRequest,
+                    body: ["error": "invalid_request", "error_description": .string("\(error)")]
+                )
+            }
+        }
+    }
+
+    static func json(_ counters: DevProvider.Counters) -> JSONValue {
+        [
+            "requests": .counts(counters.requests),
+            "outcomes": .counts(counters.outcomes),
+            "events": .counts(counters.events),
+        ]
+    }
+
+    static func json(_ faults: DevProvider.Faults) -> JSONValue {
+        func names<V>(_ values: [DevProvider.Endpoint: V], _ transform: (V) -> JSONValue) -> JSONValue {
+            .object(Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, transform($0.value)) }))
+        }
+        return [
+            "latency_ms": names(faults.latency) { .int(Int($0.timeInterval * 1000)) },
+            "server_errors": names(faults.serverErrors) { .int($0) },
+            "server_error_status": .int(faults.serverErrorStatus),
+            "rate_limits": names(faults.rateLimits) { .int($0) },
+            "retry_after": .int(faults.retryAfterSeconds),
+            "dropped_connections": names(faults.droppedConnections) { .int($0) },
+            "clock_skew": .int(faults.clockSkew.wholeSeconds),
+            "interaction_required_refreshes": .int(faults.interactionRequiredRefreshes),
+        ]
+    }
+}
+
+/// Rejects admin requests without the right `X-Tether-Admin` header.
+@available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+struct AdminKeyMiddleware: RouterMiddleware {
+    typealias Context = DevRequestContext
+
+    let key: String
+
+    func handle(
+        _ request: Request,
+        context: DevRequestContext,
+        next: @concurrent (Request, DevRequestContext) async throws -> Response
+    ) async throws -> Response {
+        guard request.headers[HTTPResponses.adminKey] == self.key else {
+            return HTTPResponses.json(
+                ["error": "unauthorized", "error_description": "Missing or wrong X-Tether-Admin header."],
+                status: .unauthorized
+            )
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,125 @@
+import Hummingbird
+import Logging
+
+@available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+extension Endpoints {
+    /// `POST /token`: authorization_code (PKCE S256), refresh_token, device_code.
+    func token(_ request: Request) async throws -> Response {
+        let form = try await self.form(request)
+        let grantType = form["grant_type"]
+        do {
+            let credentials = try ClientAuthenticator.credentials(request: request, form: form)
+            let client = try await ClientAuthenticator(state: self.state).authenticate(credentials)
+            guard let grantType else {
+                throw OAuthProblem.invalidRequest("The grant_type parameter is required.")
+            }
+            let issue: TokenIssue
+            switch grantType {
+            case DevProvider.GrantType.authorizationCode.rawValue:
+                try Self.require(.authorizationCode, for: client)
+                guard let code = form["code"] else {
+                    throw OAuthProblem.invalidRequest("The code parameter is required.")
+                }
+                issue = try await self.state.exchangeCode(
+                    code,
+                    client: client,
+                    redirectURI: form["redirect_uri"],
+                    verifier: form["code_verifier"]
+                )
+            case DevProvider.GrantType.refreshToken.rawValue:
+                try Self.require(.refreshToken, for: client)
+                guard let refreshToken = form["refresh_token"] else {
+                    throw OAuthProblem.invalidRequest("The refresh_token parameter is required.")
+                }
+                let scopes = form["scope"].map { Self.scopes($0) }
+                issue = try await self.state.refresh(refreshToken, client: client, scopes: scopes)
+            case DevProvider.GrantType.deviceCode.rawValue:
+                try Self.require(.deviceCode, for: client)
+                guard let deviceCode = form["device_code"] else {
+                    throw OAuthProblem.invalidRequest("The device_code parameter is required.")
+                }
+                issue = try await self.state.pollDevice(deviceCode, client: client)
+            default:
+                throw OAuthProblem.unsupportedGrantType("The grant_type is not supported.")
+            }
+            self.logger.debug(
+                "Token request succeeded",
+                metadata: ["oauth.grant_type": "\(grantType)", "oauth.client_id": "\(client.id)"]
+            )
+            return HTTPResponses.json(self.tokenResponse(issue), noStore: true)
+        } catch let problem as OAuthProblem {
+            self.logger.debug(
+                "Token request failed",
+                metadata: ["oauth.grant_type": "\(grantType ?? "-")", "oauth.error": "\(problem.code)"]
+            )
+            throw self.error(problem)
+        }
+    }
+
+    private static func require(
+        _ grantType: DevProvider.GrantType,
+        for client: DevProvider.ClientRegistration
+    ) throws(OAuthProblem) {
+        guard client.grantTypes.contains(grantType) else {
+            throw .unauthorizedClient("The client may not use the \(grantType.rawValue) grant.")
+        }
+    }
+
+    /// The RFC 6749 §5.1 token response in the dialect's shape.
+    func tokenResponse(_ issue: TokenIssue) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "access_token": .string(issue.accessToken),
+            "token_type": "Bearer",
+            "expires_in": .int(issue.expiresIn),
+        ]
+        if let refreshToken = issue.refreshToken {
+            body["refresh_token"] = .string(refreshToken)
+        }
+        if let idToken = issue.idToken {
+            body["id_token"] = .string(idToken)
+        }
+        if self.dialect != .apple {
+            body["scope"] = .string(issue.scopes.joined(separator: " "))
+        }
+        if self.dialect == .microsoft {
+            body["ext_expires_in"] = .int(issue.expiresIn)
+        }
+        return .object(body)
+    }
+
+    /// `POST /v1/token?key=…`: the Firebase secure-token refresh.
+    func firebaseToken(_ request: Request) async throws -> Response {
+        let query = FormData(request.uri.query)
+        guard query["key"] == self.configuration.firebaseAPIKey else {
+            throw OAuthError.firebase("API key not valid. Please pass a valid API key.")
+        }
+        let form = try await self.form(request)
+        guard form["grant_type"] == DevProvider.GrantType.refreshToken.rawValue else {
+            throw OAuthError.firebase("INVALID_GRANT_TYPE")
+        }
+        guard let refreshToken = form["refresh_token"] else {
+            throw OAuthError.firebase("MISSING_REFRESH_TOKEN")
+        }
+        guard let clientID = await self.state.refreshTokens[refreshToken]?.clientID,
+            let client = await self.state.client(id: clientID)
+        else {
+            throw OAuthError.firebase("INVALID_REFRESH_TOKEN")
+        }
+        do {
+            let issue = try await self.state.refresh(refreshToken, client: client, scopes: nil)
+            let user = await self.state.user(named: issue.username)
+            let body: JSONValue = [
+                "access_token": .string(issue.accessToken),
+                "expires_in": .string(String(issue.expiresIn)),
+                "token_type": "Bearer",
+                "refresh_token": .string(issue.refreshToken ?? refreshToken),
+                "id_token": .string(issue.idToken ?? issue.accessToken),
+                "user_id": .string(user?.subject ?? issue.username),
+                "project_id": .string(self.configuration.firebaseProjectID),
+            ]
+            return HTTPResponses.json(body, noStore: true)
+        } catch {
+            throw OAuthError.firebase(error)
+        }
+    }
+}

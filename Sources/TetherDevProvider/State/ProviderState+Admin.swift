@@ -1,0 +1,124 @@
+import Foundation
+
+/// What the fault middleware must do with one request.
+enum FaultDecision: Sendable {
+    case proceed
+    case serverError(status: Int)
+    case rateLimit(retryAfterSeconds: Int)
+    case drop
+}
+
+@available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+extension ProviderState {
+    // MARK: Faults
+
+    /// Counts a request to an endpoint and consumes one pending fault for it.
+    func takeFault(for endpoint: DevProvider.Endpoint) -> (latency: Duration?, decision: FaultDecision) {
+        self.counters.requests[endpoint.rawValue, default: 0] += 1
+        let latency = self.faults.latency[endpoint]
+        if let remaining = self.faults.droppedConnections[endpoint], remaining > 0 {
+            self.faults.droppedConnections[endpoint] = remaining - 1
+            self.count(.droppedConnections)
+            return (latency, .drop)
+        }
+        if let remaining = self.faults.serverErrors[endpoint], remaining > 0 {
+            self.faults.serverErrors[endpoint] = remaining - 1
+            self.count(.injectedServerErrors)
+            return (latency, .serverError(status: self.faults.serverErrorStatus))
+        }
+        if let remaining = self.faults.rateLimits[endpoint], remaining > 0 {
+            self.faults.rateLimits[endpoint] = remaining - 1
+            self.count(.injectedRateLimits)
+            return (latency, .rateLimit(retryAfterSeconds: self.faults.retryAfterSeconds))
+        }
+        return (latency, .proceed)
+    }
+
+    func setFaults(_ faults: DevProvider.Faults) {
+        self.faults = faults
+    }
+
+    func updateFaults(_ body: @Sendable (inout DevProvider.Faults) -> Void) {
+        body(&self.faults)
+    }
+
+    // MARK: Grants and users
+
+    /// Revokes all grants, or those of one user; returns how many were revoked.
+    func revokeGrants(username: String?) -> Int {
+        let ids = self.grants.values.filter { !$0.isRevoked && (username == nil || $0.username == username) }
+            .map(\.id)
+        for id in ids {
+            self.revokeGrant(id: id)
+        }
+        return ids.count
+    }
+
+    func setUser(_ username: String, disabled: Bool) {
+        if disabled {
+            self.disabledUsers.insert(username)
+        } else {
+            self.disabledUsers.remove(username)
+        }
+    }
+
+    func expireAccessTokens() {
+        let now = self.now
+        for token in self.accessTokens.keys {
+            self.accessTokens[token]?.expiresAt = now
+        }
+    }
+
+    // MARK: Keys
+
+    func rotateSigningKeys() throws -> String {
+        let key = try SigningKey.generate()
+        self.keys.rotate(to: key)
+        self.count(.keyRotations)
+        return key.kid
+    }
+
+    // MARK: Reset and minting
+
+    func reset() {
+        self.faults = DevProvider.Faults()
+        self.counters = DevProvider.Counters()
+        self.disabledUsers = []
+        self.grants = [:]
+        self.refreshTokens = [:]
+        self.accessTokens = [:]
+        self.codes = [:]
+        self.deviceAuthorizations = [:]
+        self.userCodes = [:]
+        self.pending = [:]
+    }
+
+    struct MintingError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func mintTokens(username: String, clientID: String, scopes: [String]) throws -> DevProvider.IssuedTokens {
+        guard self.user(named: username) != nil else {
+            throw MintingError(description: "Unknown user \(username).")
+        }
+        guard let client = self.client(id: clientID) else {
+            throw MintingError(description: "Unknown client \(clientID).")
+        }
+        let grant = self.makeGrant(
+            clientID: clientID,
+            username: username,
+            scopes: scopes,
+            nonce: nil,
+            authTime: self.now
+        )
+        let refreshToken = self.issuesRefreshToken(for: scopes, client: client) ? self.newRefreshToken(for: grant) : nil
+        let issue = try self.issue(grant: grant, refreshToken: refreshToken, isRefresh: false)
+        return DevProvider.IssuedTokens(
+            accessToken: issue.accessToken,
+            refreshToken: issue.refreshToken,
+            idToken: issue.idToken,
+            expiresIn: issue.expiresIn,
+            scopes: issue.scopes
+        )
+    }
+}

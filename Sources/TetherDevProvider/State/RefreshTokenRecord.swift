@@ -1,0 +1,15 @@
+import Foundation
+
+/// A refresh token and whether it is still usable.
+struct RefreshTokenRecord: Sendable {
+    enum Status: Sendable {
+        case active
+        /// Rotated away; `replay` is what the rotation returned, served again within the grace period.
+        case spent(at: Date, replay: TokenIssue)
+    }
+
+    let grantID: String
+    let clientID: String
+    let issuedAt: Date
+    var status: Status
+}
