@@ -1,0 +1,116 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+import Tether
+import TetherOAuth
+import TetherTesting
+import TetherURLSession
+
+/// A token endpoint that answers badly: each answer gives its own typed error, and a session refreshing through
+/// it keeps its stored record exactly as it was.
+@Suite(.timeLimit(.minutes(1)))
+struct BadTokenResponseTests {
+    static let answers: [String: CannedServer.Answer] = [
+        "malformed": .init(body: #"{"access_token":"#),
+        "html-page": .init(contentType: "text/html", body: "<html><body>Please sign in to the hotel Wi-Fi</body></html>"),
+        "html-error": .init(status: .badGateway, contentType: "text/html", body: "<html>502 Bad Gateway</html>"),
+        "negative-expiry": .init(body: #"{"access_token":"a","token_type":"Bearer","expires_in":-60}"#),
+        "garbage-expiry": .init(body: #"{"access_token":"a","token_type":"Bearer","expires_in":"an hour"}"#),
+        "string-expiry": .init(body: #"{"access_token":"a2","token_type":"Bearer","expires_in":"3600"}"#),
+        "no-expiry": .init(body: #"{"access_token":"a3","token_type":"Bearer"}"#),
+        "mac-token": .init(body: #"{"access_token":"a","token_type":"mac","expires_in":60}"#),
+        "no-access-token": .init(body: #"{"token_type":"Bearer","expires_in":60}"#),
+        "redirect": .init(status: .found, contentType: nil, body: "", headers: [.location: "https://elsewhere.example/token"]),
+        "array": .init(body: "[1,2,3]"),
+    ]
+
+    struct Fixture {
+        let server: CannedServer
+        let clock: ManualClock
+        let store: MemoryStore
+        let record: Connection
+
+        static func make() async throws -> Fixture {
+            let server = try await CannedServer.start(answers)
+            let clock = ManualClock(startDate: Date(timeIntervalSince1970: 1_767_225_600))
+            let tokens = TokenSet(
+                accessToken: AccessToken("old-access"),
+                refreshToken: RefreshToken("old-refresh"),
+                receivedAt: clock.date.addingTimeInterval(-7200),
+                expiresAt: clock.date.addingTimeInterval(-3600)
+            )
+            let store = MemoryStore()
+            let record = try await store.write(
+                Connection(id: "dev", account: Account(providerID: "dev", subject: "s"), tokens: tokens)
+            )
+            return Fixture(server: server, clock: clock, store: store, record: record)
+        }
+
+        func client(_ name: String) throws -> OAuthClient {
+            try OAuthClient(
+                configuration: ProviderConfiguration(
+                    providerID: "canned",
+                    tokenEndpoint: server.base.appendingPathComponent("token/\(name)"),
+                    clientID: "client"
+                ),
+                transport: URLSessionTransport(),
+                clock: clock,
+                dateSource: clock.dateSource,
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+        }
+
+        func refresh(_ name: String) async throws -> TokenResponse {
+            try await client(name).refresh(
+                RefreshRequest(connectionID: "dev", refreshToken: RefreshToken("old-refresh"), account: record.account, tokens: record.tokens)
+            )
+        }
+
+        /// Runs a session refresh through the answer and returns the error it threw.
+        func sessionError(_ name: String) async throws -> SessionError? {
+            let session = Session(
+                id: "dev",
+                store: store,
+                refresher: try client(name),
+                configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1)),
+                clock: clock,
+                dateSource: clock.dateSource,
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+            do {
+                _ = try await session.validAccessToken()
+                return nil
+            } catch let error as SessionError {
+                return error
+            }
+        }
+    }
+
+    @Test(arguments: [
+        ("malformed", OAuthError.malformedResponse, SessionError.offline),
+        ("html-page", .unexpectedContentType, .offline),
+        ("html-error", .unexpectedContentType, .offline),
+        ("negative-expiry", .invalidExpiresIn, .offline),
+        ("garbage-expiry", .invalidExpiresIn, .offline),
+        ("mac-token", .unsupportedTokenType, .misconfigured),
+        ("no-access-token", .missingAccessToken, .offline),
+        ("redirect", .redirected, .misconfigured),
+        ("array", .malformedResponse, .offline),
+    ])
+    func badAnswerIsTypedAndLeavesTheRecord(name: String, expected: OAuthError, sessionExpected: SessionError) async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        await #expect(throws: expected) { try await fixture.refresh(name) }
+        let error = try await fixture.sessionError(name)
+        #expect(error == sessionExpected)
+        #expect(try await fixture.store.read("dev") == fixture.record)
+    }
+
+    @Test func numericStringExpiryIsAcceptedAndMissingExpiryIsUnknown() async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        #expect(try await fixture.refresh("string-expiry").expiresIn == .seconds(3600))
+        #expect(try await fixture.refresh("no-expiry").expiresIn == nil)
+    }
+}
