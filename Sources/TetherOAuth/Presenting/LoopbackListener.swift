@@ -294,8 +294,11 @@ final class LoopbackListener: Sendable {
                 break
             }
         }
-        // Half-close first so that the browser reads the whole response before the connection goes away.
+        // Half-close, then drop what the peer sent beyond what was read (an oversized request): closing with
+        // unread data resets the connection, and the peer could lose the response.
         _ = shutdown(fd, Int32(SHUT_WR))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 where recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 {}
         close(fd)
     }
 
