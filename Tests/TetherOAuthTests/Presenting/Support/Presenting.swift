@@ -1,0 +1,2 @@
+/// Groups the presenter tests, so that `swift test --filter Presenting` selects exactly them.
+enum Presenting {}
