@@ -61,7 +61,7 @@ struct EndToEndTests {
             using: browser.presenter(shown: shown),
             loginHint: hint.displayIdentifier
         )
-        let hinted = try #require(shown.all.first)
+        let hinted = try #require(shown.urls.first)
         #expect(URLComponents(url: hinted, resolvingAgainstBaseURL: false)?.queryItems?.contains {
             $0.name == "login_hint" && $0.value == "ada@example.com"
         } == true)

@@ -100,10 +100,3 @@ struct FormBrowser: Sendable {
     }
 }
 
-/// URLs seen by a presenter, for assertions.
-final class LockedURLs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var urls: [URL] = []
-    func append(_ url: URL) { lock.withLock { urls.append(url) } }
-    var all: [URL] { lock.withLock { urls } }
-}

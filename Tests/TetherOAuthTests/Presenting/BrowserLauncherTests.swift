@@ -120,7 +120,8 @@ extension Presenting {
     }
 }
 
-private final class LockedURLs: @unchecked Sendable {
+/// URLs seen by a browser or presenter, for assertions.
+final class LockedURLs: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [URL] = []
 
