@@ -24,7 +24,7 @@ enum Fixture {
     static let issuer = URL(string: "http://127.0.0.1:9999")!
     /// RFC 7636 Appendix B.
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-    static let challenge = "E9Melhoa2OvFrAMlnUSdMmakzwi6s2FoIjJFoqa4PDo"
+    static let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
     static let wrongVerifier = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     static let redirectURI = "http://127.0.0.1:53682/callback"
     static let clientID = "tether-dev-client"
