@@ -74,6 +74,25 @@ struct DialectTests {
         }
     }
 
+    @Test func microsoftDeviceDenialIsAuthorizationDeclined() async throws {
+        let (provider, _) = makeProvider { $0.dialect = .microsoft }
+        try await provider.application().test(.router) { client in
+            let start = try await client.post("/device_authorization", form: [("client_id", Fixture.clientID)]).json()
+            let deviceCode = try #require(start["device_code"] as? String)
+            let page = try await client.get("/device?user_code=" + (try #require(start["user_code"] as? String)))
+            let requestID = try #require(page.requestID)
+            _ = try await client.post("/device", form: [("request_id", requestID), ("decision", "deny")])
+            let poll = try await client.post(
+                "/token",
+                form: [
+                    ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode),
+                    ("client_id", Fixture.clientID),
+                ]
+            )
+            #expect(try poll.json()["error"] as? String == "authorization_declined")
+        }
+    }
+
     @Test func firebaseRefreshUsesStringExpiresInAndItsErrorBodies() async throws {
         let (provider, _) = makeProvider { $0.dialect = .firebase }
         try await provider.application().test(.router) { client in

@@ -84,6 +84,17 @@ struct TokenTests {
         }
     }
 
+    @Test func codeIsBoundToTheClient() async throws {
+        let other = DevProvider.ClientRegistration(id: "other-client", redirectURIs: [Fixture.redirectURI])
+        let (provider, _) = makeProvider { $0.clients = [.defaultClient, other] }
+        try await provider.application().test(.router) { client in
+            let code = try #require(try await client.authorize().query["code"])
+            let response = try await client.exchange(code: code, clientID: "other-client")
+            #expect(response.status == .badRequest)
+            #expect(try response.json()["error"] as? String == "invalid_grant")
+        }
+    }
+
     @Test func refreshRotatesTheRefreshToken() async throws {
         let (provider, _) = makeProvider()
         try await provider.application().test(.router) { client in
