@@ -122,7 +122,8 @@ public final class DevProvider: Sendable {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 if configuredIssuer == nil {
-                    await state.adoptIssuer(host: host, port: port)
+                    // The bound IP literal (RFC 8252 §8.3 prefers it to `localhost`).
+                    await state.adoptIssuer(host: channel.localAddress?.ipAddress ?? host, port: port)
                 }
                 let issuer = await state.issuerURL.absoluteString
                 logger.info("Dev provider listening", metadata: ["devprovider.issuer": "\(issuer)"])

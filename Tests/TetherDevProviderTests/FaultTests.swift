@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+import TetherDevProvider
+
+@Suite(.timeLimit(.minutes(1)))
+struct FaultTests {
+    @Test func nextRequestsAnswerServerErrorsThenRecover() async throws {
+        let (provider, _) = makeProvider()
+        await provider.admin.failNext(2, requestsTo: .token)
+        try await provider.application().test(.router) { client in
+            for _ in 0..<2 {
+                let response = try await client.post("/token", form: [("client_id", Fixture.clientID)])
+                #expect(response.status == .serviceUnavailable)
+            }
+            let recovered = try await client.post("/token", form: [("client_id", Fixture.clientID)])
+            #expect(recovered.status == .badRequest)
+            let counters = await provider.admin.counters()
+            #expect(counters.requests(to: .token) == 3)
+            #expect(counters.responses(from: .token, status: 503) == 2)
+            #expect(counters.responses(from: .token, status: 400) == 1)
+            #expect(counters[.injectedServerErrors] == 2)
+        }
+    }
+
+    @Test func rateLimitAnswers429WithRetryAfter() async throws {
+        let (provider, _) = makeProvider()
+        try await provider.application().test(.router) { client in
+            let set = try await client.admin(
+                "/admin/faults",
+                json: #"{"endpoint":"token","rate_limits":1,"retry_after":7}"#
+            )
+            #expect(set.status == .ok)
+            let limited = try await client.post("/token", form: [("client_id", Fixture.clientID)])
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] == "7")
+            let next = try await client.post("/token", form: [("client_id", Fixture.clientID)])
+            #expect(next.status == .badRequest)
+        }
+    }
+
+    @Test func latencyDelaysTheEndpoint() async throws {
+        let (provider, _) = makeProvider()
+        await provider.admin.setLatency(.milliseconds(300), for: .discovery)
+        try await provider.application().test(.router) { client in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let response = try await client.get("/.well-known/openid-configuration")
+            #expect(response.status == .ok)
+            #expect(clock.now - start >= .milliseconds(300))
+            let fast = clock.now
+            _ = try await client.get("/jwks")
+            #expect(clock.now - fast < .milliseconds(300))
+        }
+    }
+
+    @Test func clockSkewShiftsTokenTimestamps() async throws {
+        let (provider, clock) = makeProvider()
+        await provider.admin.setClockSkew(.seconds(-600))
+        try await provider.application().test(.router) { client in
+            let tokens = try await client.signIn()
+            let claims = try jwtClaims(try #require(tokens["id_token"] as? String))
+            #expect(claims["iat"] as? Int == Int(clock.now.timeIntervalSince1970) - 600)
+            #expect(claims["exp"] as? Int == Int(clock.now.timeIntervalSince1970) - 600 + 3600)
+        }
+    }
+
+    @Test func countersAreReadableOverHTTP() async throws {
+        let (provider, _) = makeProvider()
+        try await provider.application().test(.router) { client in
+            let tokens = try await client.signIn()
+            _ = try await client.refresh(try #require(tokens["refresh_token"] as? String))
+            var headers = HTTPFields()
+            headers[HTTPField.Name("X-Tether-Admin")!] = Fixture.adminKey
+            let response = try await client.get("/admin/counters", headers: headers)
+            #expect(response.status == .ok)
+            let json = try response.json()
+            let events = try #require(json["events"] as? [String: Int])
+            #expect(events["codes_exchanged"] == 1)
+            #expect(events["refreshes"] == 1)
+            let requests = try #require(json["requests"] as? [String: Int])
+            #expect(requests["token"] == 2)
+            #expect(requests["authorize"] == 2)
+            #expect((json["outcomes"] as? [String: Int])?["authorize 302"] == 1)
+        }
+    }
+
+    @Test func adminAPIRequiresTheKey() async throws {
+        let (provider, _) = makeProvider()
+        try await provider.application().test(.router) { client in
+            let noKeyGet = try await client.get("/admin/counters")
+            #expect(noKeyGet.status == .unauthorized)
+            let noKey = try await client.admin("/admin/reset", adminKey: nil)
+            #expect(noKey.status == .unauthorized)
+            let wrongKey = try await client.admin("/admin/reset", adminKey: "wrong")
+            #expect(wrongKey.status == .unauthorized)
+            let rightKey = try await client.admin("/admin/reset")
+            #expect(rightKey.status == .ok)
+        }
+    }
+
+    @Test func adminCanDisableUsersAndRevokeTheirGrants() async throws {
+        let (provider, _) = makeProvider()
+        try await provider.application().test(.router) { client in
+            let tokens = try await client.signIn()
+            let refreshToken = try #require(tokens["refresh_token"] as? String)
+            #expect(try await client.admin("/admin/users/disable", json: #"{"username":"ada"}"#).status == .ok)
+            let disabled = try await client.refresh(refreshToken).json()
+            #expect(disabled["error"] as? String == "invalid_grant")
+            #expect(disabled["error_description"] as? String == "The user account is disabled.")
+            #expect(try await client.admin("/admin/users/enable", json: #"{"username":"ada"}"#).status == .ok)
+            #expect(try await client.refresh(refreshToken).status == .ok)
+
+            let revoked = try await client.admin("/admin/revoke-grants", json: #"{"username":"ada"}"#)
+            #expect(try revoked.json()["revoked"] as? Int == 1)
+            #expect(try await client.refresh(refreshToken).status == .badRequest)
+        }
+    }
+
+    @Test func adminMintsTokensWithoutTheBrowser() async throws {
+        let (provider, _) = makeProvider()
+        let tokens = try await provider.admin.issueTokens(username: "ada")
+        try await provider.application().test(.router) { client in
+            let before = try await client.resource(token: tokens.accessToken)
+            #expect(before.status == .ok)
+            let refreshed = try await client.refresh(try #require(tokens.refreshToken))
+            #expect(refreshed.status == .ok)
+            await provider.admin.expireAccessTokens()
+            let after = try await client.resource(token: tokens.accessToken)
+            #expect(after.status == .unauthorized)
+        }
+    }
+
+    @Test func droppedConnectionIsSeenAsATransportError() async throws {
+        let (provider, _) = makeProvider()
+        await provider.admin.dropNext(1, connectionsTo: .discovery)
+        try await provider.application().test(.live) { client in
+            let error = await #expect(throws: (any Error).self) {
+                _ = try await client.get("/.well-known/openid-configuration")
+            }
+            #expect(error != nil)
+        }
+        #expect(await provider.admin.counters()[.droppedConnections] == 1)
+    }
+}
