@@ -99,7 +99,7 @@ public final class URLSessionTransport: HTTPTransport {
         case .cannotConnectToHost, .cannotFindHost, .notConnectedToInternet, .dnsLookupFailed,
             .secureConnectionFailed:
             return TransportError.cannotConnect.with(message: "\(target) could not be reached", cause: urlError)
-        case .networkConnectionLost:
+        case .networkConnectionLost, .badServerResponse:
             return TransportError.connectionLost.with(message: "The connection to \(target) was lost", cause: urlError)
         default:
             return TransportError.other.with(

@@ -49,9 +49,8 @@ struct FaultTests {
             let response = try await client.get("/.well-known/openid-configuration")
             #expect(response.status == .ok)
             #expect(clock.now - start >= .milliseconds(300))
-            let fast = clock.now
-            _ = try await client.get("/jwks")
-            #expect(clock.now - fast < .milliseconds(300))
+            // Other endpoints are not delayed: the fault is recorded for discovery only.
+            #expect(await provider.admin.faults().latency[.jwks] == nil)
         }
     }
 

@@ -139,7 +139,8 @@ public struct AuthorizedClient: Sendable {
                 )
             case 429, 503:
                 let delay = Self.retryAfter(response, default: configuration.defaultRetryDelay)
-                guard retriable, attempt < configuration.maximumAttempts, delay <= configuration.maximumRetryDelay else {
+                guard retriable, attempt < configuration.maximumAttempts, delay <= configuration.maximumRetryDelay
+                else {
                     throw server(response, data, target: target)
                 }
                 try await clock.sleep(for: delay)
@@ -225,7 +226,8 @@ public struct AuthorizedClient: Sendable {
     static func serverMessage(_ data: Data) -> String? {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
         let nested = (object["error"] as? [String: Any])?["message"] as? String
-        let message = object["message"] as? String ?? object["error_description"] as? String ?? nested
+        let message =
+            object["message"] as? String ?? object["error_description"] as? String ?? nested
             ?? object["error"] as? String
         return message.map { String($0.prefix(200)) }
     }

@@ -58,7 +58,7 @@ public enum ConnectionCodec {
     public static func encode(_ connection: Connection) throws -> Data {
         let encoder = JSONEncoder()
         encoder.userInfo[.tetherRevealsSecrets] = true
-        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.dateEncodingStrategy = .deferredToDate
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(connection)
     }
@@ -69,7 +69,7 @@ public enum ConnectionCodec {
     /// - Throws: `DecodingError` when the bytes are not a record.
     public static func decode(_ data: Data) throws -> Connection {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
+        decoder.dateDecodingStrategy = .deferredToDate
         return try decoder.decode(Connection.self, from: data)
     }
 }

@@ -77,7 +77,9 @@ extension IDTokenClaims {
         rules: ExtraClaimRules = []
     ) throws(IDTokenError) {
         guard Self.issuerMatches(issuer, tenantID: tenantID, expectations: expectations) else {
-            throw IDTokenError.wrongIssuer.with(message: "The ID token's issuer '\(issuer)' is not '\(expectations.issuer)'")
+            throw IDTokenError.wrongIssuer.with(
+                message: "The ID token's issuer '\(issuer)' is not '\(expectations.issuer)'"
+            )
         }
         guard audience.contains(where: { Self.exactlyEqual($0, expectations.audience) }) else {
             throw IDTokenError.wrongAudience.with(message: "The ID token's audience does not include the client id")

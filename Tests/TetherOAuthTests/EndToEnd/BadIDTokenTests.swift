@@ -50,7 +50,10 @@ struct BadIDTokenTests {
             let idToken = try await (signer ?? key).sign(claims)
             server.set(
                 "exchange",
-                .init(body: #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","id_token":"\#(idToken.revealedValue)"}"#)
+                .init(
+                    body:
+                        #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","id_token":"\#(idToken.revealedValue)"}"#
+                )
             )
         }
 
@@ -104,7 +107,9 @@ struct BadIDTokenTests {
     @Test func expiredIDTokenIsRejected() async throws {
         let fixture = try await Fixture.make()
         defer { Task { await fixture.server.stop() } }
-        try await fixture.answer(["exp": fixedNow.timeIntervalSince1970 - 3600, "iat": fixedNow.timeIntervalSince1970 - 7200])
+        try await fixture.answer([
+            "exp": fixedNow.timeIntervalSince1970 - 3600, "iat": fixedNow.timeIntervalSince1970 - 7200,
+        ])
         #expect(await Self.rejection(fixture) == .expired)
     }
 

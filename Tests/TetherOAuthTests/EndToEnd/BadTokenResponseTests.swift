@@ -13,7 +13,10 @@ import TetherURLSession
 struct BadTokenResponseTests {
     static let answers: [String: CannedServer.Answer] = [
         "malformed": .init(body: #"{"access_token":"#),
-        "html-page": .init(contentType: "text/html", body: "<html><body>Please sign in to the hotel Wi-Fi</body></html>"),
+        "html-page": .init(
+            contentType: "text/html",
+            body: "<html><body>Please sign in to the hotel Wi-Fi</body></html>"
+        ),
         "html-error": .init(status: .badGateway, contentType: "text/html", body: "<html>502 Bad Gateway</html>"),
         "negative-expiry": .init(body: #"{"access_token":"a","token_type":"Bearer","expires_in":-60}"#),
         "garbage-expiry": .init(body: #"{"access_token":"a","token_type":"Bearer","expires_in":"an hour"}"#),
@@ -21,7 +24,12 @@ struct BadTokenResponseTests {
         "no-expiry": .init(body: #"{"access_token":"a3","token_type":"Bearer"}"#),
         "mac-token": .init(body: #"{"access_token":"a","token_type":"mac","expires_in":60}"#),
         "no-access-token": .init(body: #"{"token_type":"Bearer","expires_in":60}"#),
-        "redirect": .init(status: .found, contentType: nil, body: "", headers: [.location: "https://elsewhere.example/token"]),
+        "redirect": .init(
+            status: .found,
+            contentType: nil,
+            body: "",
+            headers: [.location: "https://elsewhere.example/token"]
+        ),
         "array": .init(body: "[1,2,3]"),
     ]
 
@@ -63,7 +71,12 @@ struct BadTokenResponseTests {
 
         func refresh(_ name: String) async throws -> TokenResponse {
             try await client(name).refresh(
-                RefreshRequest(connectionID: "dev", refreshToken: RefreshToken("old-refresh"), account: record.account, tokens: record.tokens)
+                RefreshRequest(
+                    connectionID: "dev",
+                    refreshToken: RefreshToken("old-refresh"),
+                    account: record.account,
+                    tokens: record.tokens
+                )
             )
         }
 
@@ -98,7 +111,11 @@ struct BadTokenResponseTests {
         ("redirect", .redirected, .misconfigured),
         ("array", .malformedResponse, .offline),
     ])
-    func badAnswerIsTypedAndLeavesTheRecord(name: String, expected: OAuthError, sessionExpected: SessionError) async throws {
+    func badAnswerIsTypedAndLeavesTheRecord(
+        name: String,
+        expected: OAuthError,
+        sessionExpected: SessionError
+    ) async throws {
         let fixture = try await Fixture.make()
         defer { Task { await fixture.server.stop() } }
         await #expect(throws: expected) { try await fixture.refresh(name) }

@@ -62,9 +62,11 @@ struct EndToEndTests {
             loginHint: hint.displayIdentifier
         )
         let hinted = try #require(shown.urls.first)
-        #expect(URLComponents(url: hinted, resolvingAgainstBaseURL: false)?.queryItems?.contains {
-            $0.name == "login_hint" && $0.value == "ada@example.com"
-        } == true)
+        #expect(
+            URLComponents(url: hinted, resolvingAgainstBaseURL: false)?.queryItems?.contains {
+                $0.name == "login_hint" && $0.value == "ada@example.com"
+            } == true
+        )
         try await secondLaunch.signIn(account: try #require(again.account), tokens: again.tokens)
         #expect(await secondLaunch.status.kind == .connected)
 

@@ -16,7 +16,9 @@ struct FormBrowser: Sendable {
     /// - Returns: The `Location` of the provider's redirect, or `nil` when it answered with a page.
     func submit(_ url: URL, extraFields: [String: String] = [:]) async throws -> (location: URL?, page: String) {
         let (pageResponse, pageBody) = try await transport.send(HTTPRequest(method: .get, url: url), body: nil)
-        guard pageResponse.status.code == 200 else { throw Failure("GET \(url.path) answered \(pageResponse.status.code)") }
+        guard pageResponse.status.code == 200 else {
+            throw Failure("GET \(url.path) answered \(pageResponse.status.code)")
+        }
         let page = String(decoding: pageBody, as: UTF8.self)
         var fields = Self.hiddenFields(in: page)
         fields["username"] = username
@@ -78,7 +80,9 @@ struct FormBrowser: Sendable {
         guard let regex = try? NSRegularExpression(pattern: pattern) else { return [:] }
         let range = NSRange(tag.startIndex..., in: tag)
         for match in regex.matches(in: tag, range: range) {
-            guard let name = Range(match.range(at: 1), in: tag), let value = Range(match.range(at: 2), in: tag) else { continue }
+            guard let name = Range(match.range(at: 1), in: tag), let value = Range(match.range(at: 2), in: tag) else {
+                continue
+            }
             attributes[tag[name].lowercased()] = unescape(String(tag[value]))
         }
         return attributes
@@ -91,7 +95,11 @@ struct FormBrowser: Sendable {
     }
 
     static func encode(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
+        value.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(
+                charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
+            )
+        ) ?? ""
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -99,4 +107,3 @@ struct FormBrowser: Sendable {
         init(_ description: String) { self.description = description }
     }
 }
-

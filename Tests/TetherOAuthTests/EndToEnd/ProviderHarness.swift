@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Tether
+import TetherAsyncHTTPClient
 import TetherDevProvider
 import TetherOAuth
 import TetherTesting
@@ -11,22 +12,33 @@ import TetherURLSession
 struct ProviderHarness: Sendable {
     let running: RunningDevProvider
     let clock: ManualClock
-    let transport: URLSessionTransport
+    let transport: any HTTPTransport
     let client: OAuthClient
     let directory: URL
+    let shutdown: @Sendable () async -> Void
 
     static let silent = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     static func start(
         _ configure: (inout DevProvider.Configuration) -> Void = { _ in },
         validator: (@Sendable (URL, any HTTPTransport) -> any IDTokenValidating)? = nil,
+        usingAsyncHTTPClient: Bool = false,
         logger: Logger = silent
     ) async throws -> ProviderHarness {
         let clock = ManualClock(startDate: Date())
         var configuration = DevProvider.Configuration(now: { clock.date })
         configure(&configuration)
         let running = try await DevProvider(configuration).start()
-        let transport = URLSessionTransport()
+        let transport: any HTTPTransport
+        let shutdown: @Sendable () async -> Void
+        if usingAsyncHTTPClient {
+            let client = AsyncHTTPClientTransport()
+            transport = client
+            shutdown = { try? await client.shutdown() }
+        } else {
+            transport = URLSessionTransport()
+            shutdown = {}
+        }
         let discovered = try await ProviderConfiguration.discover(
             issuer: running.issuer.absoluteString,
             clientID: "tether-dev-client",
@@ -44,7 +56,14 @@ struct ProviderHarness: Sendable {
         )
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("tether-e2e-\(UUID().uuidString)", isDirectory: true)
-        return ProviderHarness(running: running, clock: clock, transport: transport, client: client, directory: directory)
+        return ProviderHarness(
+            running: running,
+            clock: clock,
+            transport: transport,
+            client: client,
+            directory: directory,
+            shutdown: shutdown
+        )
     }
 
     /// A vault in this harness's temporary folder.
@@ -71,6 +90,7 @@ struct ProviderHarness: Sendable {
     func counters() async -> DevProvider.Counters { await running.admin.counters() }
 
     func stop() async {
+        await shutdown()
         await running.stop()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -35,7 +35,12 @@ struct GrantCheckTests {
         let issuer = TestIssuer(dateSource: clock.dateSource)
         let store = try await seededStore(issuer)
         let reason = SignInReason(code: "apple_credential_revoked", message: "Sign in with Apple was turned off")
-        let session = makeSession(FixedCheck(result: .success(.revoked(reason))), store: store, issuer: issuer, clock: clock)
+        let session = makeSession(
+            FixedCheck(result: .success(.revoked(reason))),
+            store: store,
+            issuer: issuer,
+            clock: clock
+        )
         #expect(await session.restore() == .needsSignIn(reason: reason, accountHint: SessionHarness.account))
         let stored = try #require(try await store.read("apple"))
         #expect(stored.tokens.refreshToken == nil && stored.tokens.accessToken == nil)
