@@ -7,13 +7,18 @@ extension Presenting {
     /// real sign-in page, as CI does with the development provider.
     @Suite(.timeLimit(.minutes(2)))
     struct HeadlessBrowserTests {
-        private static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        static let repositoryRoot = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()  // Presenting
             .deletingLastPathComponent()  // TetherOAuthTests
             .deletingLastPathComponent()  // Tests
             .deletingLastPathComponent()
 
-        private static let script = repositoryRoot.appendingPathComponent("Scripts/headless-browser.py")
+        static let script = repositoryRoot.appendingPathComponent("Scripts/headless-browser.py")
+
+        /// Whether the headless-browser tests run: when chromium, chromedriver and selenium are installed
+        /// (Scripts/install-test-dependencies.sh), and always when `TETHER_REQUIRE_BROWSER=1` (CI), so that a
+        /// failed install fails the run instead of skipping the tests.
+        static let isEnabled: Bool = ProcessInfo.processInfo.environment["TETHER_REQUIRE_BROWSER"] == "1" || isAvailable
 
         /// Whether chromium, chromedriver and selenium are installed (Scripts/install-test-dependencies.sh).
         static let isAvailable: Bool = {
@@ -37,7 +42,7 @@ extension Presenting {
 
         @Test(
             .enabled(
-                if: isAvailable,
+                if: isEnabled,
                 "Needs chromium, chromium-driver and selenium: run Scripts/install-test-dependencies.sh"
             )
         )
