@@ -141,6 +141,11 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherTesting",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherURLSession",
+                "TetherDevProvider",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

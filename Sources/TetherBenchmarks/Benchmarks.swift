@@ -18,6 +18,7 @@ struct Benchmarks {
         try await validAccessTokenConcurrent(tasks: 8, perTask: 200_000 / scale)
         try await vaultWriteAndRead(iterations: 500 / scale)
         try await restoreFromVault(iterations: 300 / scale)
+        try await OAuthBenchmarks.run(iterations: 500 / scale)
     }
 
     static let account = Account(providerID: "bench", subject: "user", displayIdentifier: "bench@example.com")
