@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "TetherJWT", targets: ["TetherJWT"]),
         .library(name: "TetherDevProvider", targets: ["TetherDevProvider"]),
         .executable(name: "tether-demo", targets: ["TetherDemo"]),
+        .executable(name: "tether-dev-provider", targets: ["TetherDevProviderServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -129,6 +130,13 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "TetherDevProviderServer",
+            dependencies: [
+                "TetherDevProvider",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

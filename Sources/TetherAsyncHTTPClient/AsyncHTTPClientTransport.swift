@@ -12,22 +12,8 @@ public import Tether
 /// it. Request and response conversion are pure functions (``makeRequest(_:body:)``, ``makeResponse(_:)``), tested
 /// on their own.
 public final class AsyncHTTPClientTransport: HTTPTransport {
-    /// How the transport behaves.
-    public struct Configuration: Sendable {
-        /// How long a request may take; 30 seconds by default.
-        public var timeout: Duration
-        /// The largest response body accepted; 1 MiB by default.
-        public var maximumResponseSize: Int
-
-        /// Creates a configuration.
-        /// - Parameters:
-        ///   - timeout: How long a request may take.
-        ///   - maximumResponseSize: The largest response body accepted, in bytes.
-        public init(timeout: Duration = .seconds(30), maximumResponseSize: Int = 1 << 20) {
-            self.timeout = timeout
-            self.maximumResponseSize = maximumResponseSize
-        }
-    }
+    /// How the transport behaves: timeout and response size limit.
+    public typealias Configuration = HTTPTransportConfiguration
 
     /// The one call the transport makes, so tests can stand in for `HTTPClient`.
     protocol Sender: Sendable {

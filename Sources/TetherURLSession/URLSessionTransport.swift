@@ -13,22 +13,8 @@ import FoundationNetworking
 /// 3xx response. (On Linux a per-task delegate's redirect decision is ignored by FoundationNetworking; only a
 /// session-level delegate stops a redirect, which is why the transport owns its session.)
 public final class URLSessionTransport: HTTPTransport {
-    /// How the transport behaves.
-    public struct Configuration: Sendable {
-        /// How long a request may take; 30 seconds by default.
-        public var timeout: Duration
-        /// The largest response body accepted; 1 MiB by default.
-        public var maximumResponseSize: Int
-
-        /// Creates a configuration.
-        /// - Parameters:
-        ///   - timeout: How long a request may take.
-        ///   - maximumResponseSize: The largest response body accepted, in bytes.
-        public init(timeout: Duration = .seconds(30), maximumResponseSize: Int = 1 << 20) {
-            self.timeout = timeout
-            self.maximumResponseSize = maximumResponseSize
-        }
-    }
+    /// How the transport behaves: timeout and response size limit.
+    public typealias Configuration = HTTPTransportConfiguration
 
     private let session: URLSession
     private let configuration: Configuration

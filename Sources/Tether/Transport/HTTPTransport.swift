@@ -30,6 +30,23 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data)
 }
 
+/// The settings every built-in transport shares.
+public struct HTTPTransportConfiguration: Sendable {
+    /// How long a request may take; 30 seconds by default.
+    public var timeout: Duration
+    /// The largest response body accepted; 1 MiB by default. OAuth answers are small; a larger one is an error.
+    public var maximumResponseSize: Int
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - timeout: How long a request may take.
+    ///   - maximumResponseSize: The largest response body accepted, in bytes.
+    public init(timeout: Duration = .seconds(30), maximumResponseSize: Int = 1 << 20) {
+        self.timeout = timeout
+        self.maximumResponseSize = maximumResponseSize
+    }
+}
+
 /// A failure below HTTP: no response arrived. It never contains a header, a body or a query string.
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
