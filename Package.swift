@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "TetherOAuth", targets: ["TetherOAuth"]),
         .library(name: "TetherJWT", targets: ["TetherJWT"]),
         .library(name: "TetherDevProvider", targets: ["TetherDevProvider"]),
+        .library(name: "TetherServer", targets: ["TetherServer"]),
+        .library(name: "TetherHummingbird", targets: ["TetherHummingbird"]),
         .executable(name: "tether-demo", targets: ["TetherDemo"]),
         .executable(name: "tether-dev-provider", targets: ["TetherDevProviderServer"]),
     ],
@@ -90,6 +92,28 @@ let package = Package(
             ]
         ),
 
+        // MARK: Server side: verifying bearer tokens
+        .target(
+            name: "TetherServer",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .target(
+            name: "TetherHummingbird",
+            dependencies: [
+                "TetherServer",
+                "TetherOAuth",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: Development provider (wire protocol only; no Tether types)
         .target(
             name: "TetherDevProvider",
@@ -152,8 +176,12 @@ let package = Package(
                 "TetherOAuth",
                 "TetherJWT",
                 "TetherURLSession",
+                "TetherAsyncHTTPClient",
+                "TetherServer",
                 "TetherDevProvider",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -178,6 +206,12 @@ let package = Package(
                 "TetherAsyncHTTPClient",
                 "TetherTesting",
                 "TetherDevProvider",
+                "TetherServer",
+                "TetherHummingbird",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),

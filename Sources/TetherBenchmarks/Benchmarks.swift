@@ -1,7 +1,14 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Logging
+import NIOCore
 import Tether
+import TetherAsyncHTTPClient
+import TetherDevProvider
+import TetherServer
 import TetherTesting
+import TetherURLSession
 
 /// Measures the hot paths named in docs/benchmarks.md. Run in release mode:
 /// `swift run -c release TetherBenchmarks`.
@@ -19,6 +26,8 @@ struct Benchmarks {
         try await vaultWriteAndRead(iterations: 500 / scale)
         try await restoreFromVault(iterations: 300 / scale)
         try await OAuthBenchmarks.run(iterations: 500 / scale)
+        try await authorizedClientOverhead(requests: 20_000 / scale)
+        try await tokenVerification(iterations: 20_000 / scale)
     }
 
     static let account = Account(providerID: "bench", subject: "user", displayIdentifier: "bench@example.com")
@@ -147,5 +156,122 @@ struct Benchmarks {
                 samples.count
             )
         )
+    }
+}
+
+// MARK: HTTP client and server verification
+
+extension Benchmarks {
+    /// A loopback Hummingbird server answering `GET /ping` with two bytes.
+    static func startPingServer() async throws -> (port: Int, task: Task<Void, Never>) {
+        let router = Router()
+        router.get("/ping") { _, _ in "ok" }
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: silent
+        )
+        let task = Task {
+            try? await app.run()
+            continuation.finish()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else { throw CancellationError() }
+        return (port, task)
+    }
+
+    /// Sequential loopback GETs, raw transport against `AuthorizedClient` over the same transport, interleaved in
+    /// blocks of 500 so that drift affects both alike.
+    static func authorizedClientOverhead(requests: Int) async throws {
+        let (port, server) = try await startPingServer()
+        defer { server.cancel() }
+        let issuer = TestIssuer()
+        let session = Session(id: "bench", store: MemoryStore(), refresher: issuer, logger: silent)
+        try await session.signIn(account: account, tokens: try freshTokens(issuer))
+        let request = HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(port)/ping")!)
+        let ahc = AsyncHTTPClientTransport()
+        let transports: [(String, any HTTPTransport)] = [
+            ("URLSessionTransport", URLSessionTransport()), ("AsyncHTTPClientTransport", ahc),
+        ]
+        let clock = ContinuousClock()
+        for (name, transport) in transports {
+            let client = AuthorizedClient(session: session, transport: transport, logger: silent)
+            for _ in 0..<200 {
+                _ = try await transport.send(request, body: nil)
+                _ = try await client.send(request)
+            }
+            var raw: [Double] = []
+            var authorized: [Double] = []
+            let block = 500
+            for _ in 0..<max(1, requests / (2 * block)) {
+                for _ in 0..<block {
+                    let start = clock.now
+                    _ = try await transport.send(request, body: nil)
+                    raw.append(nanoseconds(clock.now - start) / 1000)
+                }
+                for _ in 0..<block {
+                    let start = clock.now
+                    _ = try await client.send(request)
+                    authorized.append(nanoseconds(clock.now - start) / 1000)
+                }
+            }
+            report("\(name): loopback GET, raw transport", raw, unit: "µs")
+            report("\(name): loopback GET through AuthorizedClient", authorized, unit: "µs")
+            let overhead = median(authorized) - median(raw)
+            print(
+                String(
+                    format: "    overhead (median): %.2f µs, %.1f %%",
+                    overhead,
+                    overhead / median(raw) * 100
+                )
+            )
+        }
+        try await ahc.shutdown()
+    }
+
+    /// `AccessTokenVerifier.verify` on a JWT access token from the development provider (RS256), keys cached:
+    /// no HTTP per verification. One task (one core), then one task per core.
+    static func tokenVerification(iterations: Int) async throws {
+        let running = try await DevProvider(DevProvider.Configuration(accessTokenFormat: .jwt)).start()
+        let transport = URLSessionTransport()
+        let issued = try await running.admin.issueTokens(username: "ada")
+        let verifier = AccessTokenVerifier.oidc(
+            issuer: running.issuer.absoluteString,
+            jwksURL: running.issuer.appendingPathComponent("jwks"),
+            audience: running.issuer.absoluteString + "/resource",
+            transport: transport,
+            logger: silent
+        )
+        _ = try await verifier.verify(issued.accessToken)
+        let clock = ContinuousClock()
+        var samples: [Double] = []
+        let batch = 1_000
+        for _ in 0..<max(1, iterations / batch) {
+            let start = clock.now
+            for _ in 0..<batch { _ = try await verifier.verify(issued.accessToken) }
+            samples.append(nanoseconds(clock.now - start) / 1000 / Double(batch))
+        }
+        report("AccessTokenVerifier.verify, RS256 JWT access token, one task", samples, unit: "µs/token")
+        print("    verifications per second on one core (median): \(Int(1e6 / median(samples)))")
+
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let perTask = iterations / 2
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<cores {
+                group.addTask { for _ in 0..<perTask { _ = try await verifier.verify(issued.accessToken) } }
+            }
+            try await group.waitForAll()
+        }
+        let total = Double(cores * perTask) / (nanoseconds(clock.now - start) / 1e9)
+        print(
+            "    \(cores) concurrent tasks: \(Int(total)) verifications/s in all, \(Int(total / Double(cores))) per core"
+        )
+        await running.stop()
     }
 }

@@ -14,11 +14,14 @@ package struct CompactJWS: Sendable {
         package var keyID: String?
         /// `crit`: extensions the recipient must understand; we understand none.
         package var critical: [String]?
+        /// `typ`: the media type of the whole token, such as `JWT` or `at+jwt` (RFC 9068 §2.1).
+        package var type: String?
 
         enum CodingKeys: String, CodingKey {
             case algorithm = "alg"
             case keyID = "kid"
             case critical = "crit"
+            case type = "typ"
         }
     }
 

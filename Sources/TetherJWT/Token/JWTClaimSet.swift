@@ -17,6 +17,10 @@ package struct JWTClaimSet: Sendable, Hashable {
     package var name: String?
     package var preferredUsername: String?
     package var tenantID: String?
+    /// `scope` of a JWT access token (RFC 9068 §2.2.3): space-separated.
+    package var scope: String?
+    /// `client_id` of a JWT access token (RFC 9068 §2.2).
+    package var clientID: String?
 
     /// Decodes a JWT payload.
     /// - Parameter payload: The payload's JSON bytes.
@@ -47,6 +51,8 @@ extension JWTClaimSet: Decodable {
         case name
         case preferredUsername = "preferred_username"
         case tenantID = "tid"
+        case scope
+        case clientID = "client_id"
     }
 
     package init(from decoder: any Decoder) throws {
@@ -77,6 +83,8 @@ extension JWTClaimSet: Decodable {
         name = try? container.decodeIfPresent(String.self, forKey: .name)
         preferredUsername = try? container.decodeIfPresent(String.self, forKey: .preferredUsername)
         tenantID = try container.decodeIfPresent(String.self, forKey: .tenantID)
+        scope = try? container.decodeIfPresent(String.self, forKey: .scope)
+        clientID = try? container.decodeIfPresent(String.self, forKey: .clientID)
     }
 
     /// A NumericDate (RFC 7519 §2): seconds since 1970, possibly fractional.

@@ -130,7 +130,31 @@ public struct JWKSIDTokenValidator: IDTokenValidating {
     }
 
     private func verify(_ idToken: IDToken, expecting expectations: IDTokenExpectations) async throws -> IDTokenClaims {
-        let token = try CompactJWS(idToken.revealedValue)
+        try await verifiedClaims(idToken.revealedValue, expecting: expectations).claims
+    }
+
+    /// Verifies a compact JWT and returns both the checked claims and the whole claim set, for verifiers of other
+    /// token kinds (JWT access tokens) that read more claims.
+    /// - Parameters:
+    ///   - compact: The compact JWT.
+    ///   - expectations: What the token must say.
+    ///   - acceptedTypes: The accepted `typ` header values, compared case-insensitively, with or without the
+    ///     `application/` prefix (RFC 9068 §4); `nil` accepts any.
+    /// - Returns: The checked claims and the claim set.
+    /// - Throws: See ``validate(_:expecting:)``; `malformed` for a `typ` that is not accepted.
+    package func verifiedClaims(
+        _ compact: String,
+        expecting expectations: IDTokenExpectations,
+        acceptedTypes: Set<String>? = nil
+    ) async throws -> (claims: IDTokenClaims, claimSet: JWTClaimSet) {
+        let token = try CompactJWS(compact)
+        if let acceptedTypes {
+            var type = token.header.type?.lowercased() ?? ""
+            if type.hasPrefix("application/") { type.removeFirst("application/".count) }
+            guard acceptedTypes.contains(type) else {
+                throw IDTokenError.malformed.with(message: "The token's typ is not one this verifier accepts")
+            }
+        }
         let algorithm = try JWSAlgorithm(headerValue: token.header.algorithm)
         let claims = try JWTClaimSet(decoding: token.payload)
         let candidates = try await store.keys(for: token.header.keyID)
@@ -140,6 +164,6 @@ public struct JWKSIDTokenValidator: IDTokenValidating {
             )
         }
         try await key.verifySignature(of: token, algorithm: algorithm)
-        return try ClaimValidation.validate(claims, against: expectations, rules: extraRules)
+        return (try ClaimValidation.validate(claims, against: expectations, rules: extraRules), claims)
     }
 }

@@ -81,11 +81,15 @@ extension IDTokenClaims {
                 message: "The ID token's issuer '\(issuer)' is not '\(expectations.issuer)'"
             )
         }
-        guard audience.contains(where: { Self.exactlyEqual($0, expectations.audience) }) else {
+        let audiences = [expectations.audience] + expectations.alternativeAudiences
+        guard audience.contains(where: { claimed in audiences.contains { Self.exactlyEqual(claimed, $0) } }) else {
             throw IDTokenError.wrongAudience.with(message: "The ID token's audience does not include the client id")
         }
-        // OIDC Core errata 2: when `azp` is present it must be our client id, however many audiences there are.
-        if let authorizedParty, !Self.exactlyEqual(authorizedParty, expectations.audience) {
+        // OIDC Core errata 2: when `azp` is present it must be our client id, however many audiences there are —
+        // or one of the parties the expectations name explicitly.
+        if let authorizedParty,
+            !(audiences + expectations.authorizedParties).contains(where: { Self.exactlyEqual(authorizedParty, $0) })
+        {
             throw IDTokenError.wrongAuthorizedParty
         }
         let now = expectations.now.timeIntervalSince1970

@@ -32,6 +32,12 @@ public struct IDTokenExpectations: Sendable, Hashable {
     public var clockSkew: Duration
     /// The oldest acceptable `iat`, as an age; `nil` accepts any age.
     public var maximumAge: Duration?
+    /// Other accepted audiences, for a server that accepts tokens for several client ids; none by default.
+    public var alternativeAudiences: [String]
+    /// Other accepted `azp` values besides the audiences: the client ids of apps that obtain tokens for this
+    /// audience (Google: an Android or iOS app asking for an ID token for its server's client id). None by default,
+    /// so a present `azp` must be the audience.
+    public var authorizedParties: [String]
 
     /// Creates expectations.
     /// - Parameters:
@@ -42,6 +48,8 @@ public struct IDTokenExpectations: Sendable, Hashable {
     ///   - now: The current time.
     ///   - clockSkew: The tolerated skew.
     ///   - maximumAge: The oldest acceptable `iat`.
+    ///   - alternativeAudiences: Other accepted audiences.
+    ///   - authorizedParties: Other accepted `azp` values.
     public init(
         issuer: String,
         alternativeIssuers: [String] = [],
@@ -49,8 +57,12 @@ public struct IDTokenExpectations: Sendable, Hashable {
         nonce: String? = nil,
         now: Date,
         clockSkew: Duration = .seconds(300),
-        maximumAge: Duration? = nil
+        maximumAge: Duration? = nil,
+        alternativeAudiences: [String] = [],
+        authorizedParties: [String] = []
     ) {
+        self.alternativeAudiences = alternativeAudiences
+        self.authorizedParties = authorizedParties
         self.issuer = issuer
         self.alternativeIssuers = alternativeIssuers
         self.audience = audience

@@ -1,0 +1,321 @@
+public import Foundation
+public import Logging
+public import Tether
+public import TetherJWT
+public import TetherOAuth
+
+/// What a verified bearer token says.
+public struct VerifiedToken: Sendable, Hashable {
+    /// The checked registered claims: issuer, subject, audience, times, and the identity claims when present.
+    public let claims: IDTokenClaims
+    /// `scope` of a JWT access token, split on spaces; empty for ID tokens.
+    public let scopes: [String]
+    /// `client_id` of a JWT access token (RFC 9068 §2.2), if present.
+    public let clientID: String?
+
+    /// The subject (`sub`): who the token is about.
+    public var subject: String { claims.subject }
+
+    /// Creates a verified token.
+    /// - Parameters:
+    ///   - claims: The checked claims.
+    ///   - scopes: The granted scopes.
+    ///   - clientID: The client the token was issued to.
+    public init(claims: IDTokenClaims, scopes: [String] = [], clientID: String? = nil) {
+        self.claims = claims
+        self.scopes = scopes
+        self.clientID = clientID
+    }
+}
+
+/// Verifies the bearer tokens a resource server receives: Firebase ID tokens, Google ID tokens, Apple identity
+/// tokens, or any issuer's JWT access tokens (RFC 9068).
+///
+/// Signature and claim checks are those of ``TetherJWT/JWKSIDTokenValidator`` (the keys cached per
+/// `Cache-Control: max-age`, one rate-limited re-fetch for an unknown `kid`; `none` and `HS*` refused); the claims are
+/// compared with the server's clock, with ``clockSkew`` of tolerance.
+///
+/// ```swift
+/// let verifier = AccessTokenVerifier.firebase(projectID: "my-project", transport: AsyncHTTPClientTransport())
+/// let token = try await verifier.verify(bearer)
+/// print(token.subject)
+/// ```
+///
+/// Copies share one key cache; create one verifier per issuer and keep it.
+public struct AccessTokenVerifier: Sendable {
+    /// The issuer the token must name.
+    public let issuer: String
+    /// Other accepted spellings of the issuer.
+    public let alternativeIssuers: [String]
+    /// The audiences accepted; `aud` must contain one of them.
+    public let audiences: [String]
+    /// Other accepted `azp` values besides ``audiences``.
+    public let authorizedParties: [String]
+    /// The accepted `typ` header values (lowercased, without `application/`); `nil` accepts any.
+    public let acceptedTypes: Set<String>?
+    /// The tolerance for `exp`, `iat` and `nbf`.
+    public let clockSkew: Duration
+
+    private let validator: JWKSIDTokenValidator
+    private let dateSource: DateSource
+
+    /// Where Google publishes the certificates that sign Firebase ID tokens.
+    public static let firebaseCertificatesURL = URL(
+        string: "https://www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
+    )!
+    /// Google's JSON Web Key Set.
+    public static let googleKeysURL = URL(string: "https://www.googleapis.com/oauth2/v3/certs")!
+    /// Apple's JSON Web Key Set for Sign in with Apple.
+    public static let appleKeysURL = URL(string: "https://appleid.apple.com/auth/keys")!
+
+    /// Creates a verifier for any issuer.
+    /// - Parameters:
+    ///   - keySource: Where the issuer's keys are published.
+    ///   - issuer: The issuer the token must name.
+    ///   - alternativeIssuers: Other accepted spellings of the issuer.
+    ///   - audiences: The accepted audiences; at least one.
+    ///   - authorizedParties: Other accepted `azp` values; none by default.
+    ///   - acceptedTypes: The accepted `typ` values; `nil` (the default) accepts any.
+    ///   - extraRules: Checks beyond the registered claims, such as ``TetherOAuth/ExtraClaimRules/firebase``.
+    ///   - transport: How the keys are fetched.
+    ///   - clockSkew: The tolerance for time claims; 60 seconds by default.
+    ///   - dateSource: The wall clock the time claims are compared with.
+    ///   - clock: The monotonic clock of the key cache.
+    ///   - minimumRefetchInterval: The shortest time between two fetches of the keys; 60 seconds by default.
+    ///   - logger: Where key fetches and rejections are logged, at trace and debug level.
+    public init(
+        keySource: SigningKeySource,
+        issuer: String,
+        alternativeIssuers: [String] = [],
+        audiences: [String],
+        authorizedParties: [String] = [],
+        acceptedTypes: Set<String>? = nil,
+        extraRules: ExtraClaimRules = [],
+        transport: any HTTPTransport,
+        clockSkew: Duration = .seconds(60),
+        dateSource: DateSource = .system,
+        clock: any Clock<Duration> = ContinuousClock(),
+        minimumRefetchInterval: Duration = .seconds(60),
+        logger: Logger = .current
+    ) {
+        self.issuer = issuer
+        self.alternativeIssuers = alternativeIssuers
+        self.audiences = audiences
+        self.authorizedParties = authorizedParties
+        self.acceptedTypes = acceptedTypes.map { Set($0.map { $0.lowercased() }) }
+        self.clockSkew = clockSkew
+        self.dateSource = dateSource
+        self.validator = JWKSIDTokenValidator(
+            keySource: keySource,
+            transport: transport,
+            extraRules: extraRules,
+            clock: clock,
+            minimumRefetchInterval: minimumRefetchInterval,
+            logger: logger
+        )
+    }
+
+    /// Firebase Authentication ID tokens (FACTS §2.3): `RS256` with Google's X.509 certificate list,
+    /// `iss` = `https://securetoken.google.com/<projectID>`, `aud` = the project id, a non-empty `sub`, and an
+    /// `auth_time` in the past.
+    /// - Parameters:
+    ///   - projectID: The Firebase project id.
+    ///   - transport: How the certificates are fetched.
+    ///   - certificatesURL: Where they are fetched; Google's list by default.
+    ///   - clockSkew: The tolerance for time claims.
+    ///   - dateSource: The wall clock.
+    ///   - clock: The monotonic clock of the key cache.
+    ///   - logger: Where fetches and rejections are logged.
+    /// - Returns: The verifier.
+    public static func firebase(
+        projectID: String,
+        transport: any HTTPTransport,
+        certificatesURL: URL = firebaseCertificatesURL,
+        clockSkew: Duration = .seconds(60),
+        dateSource: DateSource = .system,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) -> AccessTokenVerifier {
+        AccessTokenVerifier(
+            keySource: .x509Certificates(certificatesURL),
+            issuer: "https://securetoken.google.com/\(projectID)",
+            audiences: [projectID],
+            extraRules: .firebase,
+            transport: transport,
+            clockSkew: clockSkew,
+            dateSource: dateSource,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// Google ID tokens: Google's JWKS, `iss` = `https://accounts.google.com` or `accounts.google.com`, `aud` one of
+    /// `clientIDs`.
+    ///
+    /// An Android or iOS app that asks Google for an ID token for its server (the server's client id as audience)
+    /// gets a token whose `azp` is the app's own client id; list those ids in `authorizedParties`.
+    /// - Parameters:
+    ///   - clientIDs: The accepted audiences: the server's client id, and any app client ids that send their own
+    ///     ID tokens.
+    ///   - authorizedParties: App client ids accepted as `azp` of tokens for one of `clientIDs`.
+    ///   - transport: How the keys are fetched.
+    ///   - keysURL: Where they are fetched; Google's JWKS by default.
+    ///   - clockSkew: The tolerance for time claims.
+    ///   - dateSource: The wall clock.
+    ///   - clock: The monotonic clock of the key cache.
+    ///   - logger: Where fetches and rejections are logged.
+    /// - Returns: The verifier.
+    public static func google(
+        clientIDs: [String],
+        authorizedParties: [String] = [],
+        transport: any HTTPTransport,
+        keysURL: URL = googleKeysURL,
+        clockSkew: Duration = .seconds(60),
+        dateSource: DateSource = .system,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) -> AccessTokenVerifier {
+        AccessTokenVerifier(
+            keySource: .jwks(keysURL),
+            issuer: "https://accounts.google.com",
+            alternativeIssuers: ["accounts.google.com"],
+            audiences: clientIDs,
+            authorizedParties: authorizedParties,
+            transport: transport,
+            clockSkew: clockSkew,
+            dateSource: dateSource,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// Sign in with Apple identity tokens: Apple's JWKS, `iss` = `https://appleid.apple.com`, `aud` one of
+    /// `bundleIDs` (an app's bundle id, or a Services ID for the web).
+    /// - Parameters:
+    ///   - bundleIDs: The accepted audiences.
+    ///   - transport: How the keys are fetched.
+    ///   - keysURL: Where they are fetched; Apple's JWKS by default.
+    ///   - clockSkew: The tolerance for time claims.
+    ///   - dateSource: The wall clock.
+    ///   - clock: The monotonic clock of the key cache.
+    ///   - logger: Where fetches and rejections are logged.
+    /// - Returns: The verifier.
+    public static func apple(
+        bundleIDs: [String],
+        transport: any HTTPTransport,
+        keysURL: URL = appleKeysURL,
+        clockSkew: Duration = .seconds(60),
+        dateSource: DateSource = .system,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) -> AccessTokenVerifier {
+        AccessTokenVerifier(
+            keySource: .jwks(keysURL),
+            issuer: "https://appleid.apple.com",
+            audiences: bundleIDs,
+            transport: transport,
+            clockSkew: clockSkew,
+            dateSource: dateSource,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// JWT access tokens of any OAuth 2.0 / OpenID Connect issuer (RFC 9068): the issuer's JWKS, `iss` and `aud`
+    /// as given, and `typ` = `at+jwt` (or `application/at+jwt`) unless `acceptedTypes` says otherwise.
+    /// - Parameters:
+    ///   - issuer: The issuer identifier.
+    ///   - jwksURL: The issuer's `jwks_uri`.
+    ///   - audience: This resource server's identifier, which `aud` must contain.
+    ///   - acceptedTypes: The accepted `typ` values; `["at+jwt"]` by default, `nil` for any.
+    ///   - transport: How the keys are fetched.
+    ///   - clockSkew: The tolerance for time claims.
+    ///   - dateSource: The wall clock.
+    ///   - clock: The monotonic clock of the key cache.
+    ///   - logger: Where fetches and rejections are logged.
+    /// - Returns: The verifier.
+    public static func oidc(
+        issuer: String,
+        jwksURL: URL,
+        audience: String,
+        acceptedTypes: Set<String>? = ["at+jwt"],
+        transport: any HTTPTransport,
+        clockSkew: Duration = .seconds(60),
+        dateSource: DateSource = .system,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) -> AccessTokenVerifier {
+        AccessTokenVerifier(
+            keySource: .jwks(jwksURL),
+            issuer: issuer,
+            audiences: [audience],
+            acceptedTypes: acceptedTypes,
+            transport: transport,
+            clockSkew: clockSkew,
+            dateSource: dateSource,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// Verifies a bearer token.
+    /// - Parameter token: The compact JWT from `Authorization: Bearer`.
+    /// - Returns: What the token says.
+    /// - Throws: ``AccessTokenError`` — ``AccessTokenError/expired``, ``AccessTokenError/invalid`` (with a
+    ///   description of why), ``AccessTokenError/keysUnavailable`` — or `CancellationError`.
+    public func verify(_ token: String) async throws -> VerifiedToken {
+        guard let audience = audiences.first else {
+            throw AccessTokenError.invalid.with(
+                description: "The access token is meant for another audience",
+                cause: nil
+            )
+        }
+        let expectations = IDTokenExpectations(
+            issuer: issuer,
+            alternativeIssuers: alternativeIssuers,
+            audience: audience,
+            now: dateSource.now,
+            clockSkew: clockSkew,
+            alternativeAudiences: Array(audiences.dropFirst()),
+            authorizedParties: authorizedParties
+        )
+        do {
+            let (claims, claimSet) = try await validator.verifiedClaims(
+                token,
+                expecting: expectations,
+                acceptedTypes: acceptedTypes
+            )
+            return VerifiedToken(
+                claims: claims,
+                scopes: claimSet.scope.map { $0.split(separator: " ").map(String.init) } ?? [],
+                clientID: claimSet.clientID
+            )
+        } catch let error as IDTokenError {
+            throw Self.accessTokenError(for: error)
+        }
+    }
+
+    static func accessTokenError(for error: IDTokenError) -> AccessTokenError {
+        if error == .expired {
+            return AccessTokenError.expired.with(description: "The access token expired", cause: error)
+        }
+        if error == .keysUnavailable {
+            return AccessTokenError.keysUnavailable.with(
+                description: "The token could not be checked; try again later",
+                cause: error
+            )
+        }
+        let descriptions: [(IDTokenError, String)] = [
+            (.badSignature, "The access token's signature is invalid"),
+            (.unknownKey, "The access token was signed with an unknown key"),
+            (.unsupportedAlgorithm, "The access token's algorithm is not accepted"),
+            (.wrongIssuer, "The access token comes from another issuer"),
+            (.wrongAudience, "The access token is meant for another audience"),
+            (.wrongAuthorizedParty, "The access token is meant for another audience"),
+            (.notYetValid, "The access token is not valid yet"),
+            (.tooOld, "The access token is too old"),
+        ]
+        let description = descriptions.first { $0.0 == error }?.1 ?? "The access token is malformed"
+        return AccessTokenError.invalid.with(description: description, cause: error)
+    }
+}
