@@ -26,8 +26,7 @@ let package = Package(
         .library(name: "TetherDevProvider", targets: ["TetherDevProvider"]),
         .library(name: "TetherServer", targets: ["TetherServer"]),
         .library(name: "TetherHummingbird", targets: ["TetherHummingbird"]),
-        .executable(name: "tether-demo", targets: ["TetherDemo"]),
-        .executable(name: "tether-dev-provider", targets: ["TetherDevProviderServer"]),
+        .executable(name: "tether", targets: ["TetherCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -37,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // MARK: Core
@@ -149,18 +149,17 @@ let package = Package(
         ),
 
         // MARK: Executables
+        // The `tether` command-line tool: sign in, status, tokens for scripts, the development provider, the demo.
         .executableTarget(
-            name: "TetherDemo",
+            name: "TetherCLI",
             dependencies: [
                 "Tether",
-                "TetherTesting",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        .executableTarget(
-            name: "TetherDevProviderServer",
-            dependencies: [
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherURLSession",
                 "TetherDevProvider",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

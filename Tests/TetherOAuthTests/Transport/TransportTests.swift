@@ -95,14 +95,17 @@ struct TransportTests {
             body: nil
         )
         #expect(pageResponse.status == .ok)
-        var fields = FormBrowser.hiddenFields(in: String(decoding: page, as: UTF8.self))
+        var fields = DevProvider.SignInAgent.hiddenFields(in: String(decoding: page, as: UTF8.self))
         fields["username"] = "ada"
         fields["password"] = "lovelace"
         fields["decision"] = "allow"
         var post = HTTPRequest(method: .post, url: fixture.url("/authorize"))
         post.headerFields[.contentType] = "application/x-www-form-urlencoded"
-        let form = fields.map { "\(FormBrowser.encode($0.key))=\(FormBrowser.encode($0.value))" }
-            .joined(separator: "&")
+        let form = fields.map { field in
+            [field.key, field.value].map { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
+                .joined(separator: "=")
+        }
+        .joined(separator: "&")
 
         let (response, _) = try await fixture.transport.send(post, body: Data(form.utf8))
         #expect(response.status.code == 302)

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Tether
+
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logout",
+        abstract: "Sign out: revoke the tokens (best-effort) and delete them.",
+        discussion: """
+            Revokes the refresh and access tokens at the provider when it has a revocation endpoint (a provider \
+            that cannot be reached does not stop the sign-out), then deletes the connection's record — tokens, \
+            account and client secret — from the vault. The connection's settings stay in connections.json, so \
+            `tether login NAME` signs in again with them; --forget removes them too. Running it twice is fine.
+
+            EXAMPLES
+              tether logout
+              tether logout calendar
+              tether logout --all --forget
+            """
+    )
+
+    @Argument(help: "The connection; default: TETHER_CONNECTION, or the only one there is.")
+    var connection: String?
+
+    @Flag(help: "Sign out of every connection.")
+    var all = false
+
+    @Flag(help: "Also remove the connection's settings from connections.json.")
+    var forget = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if all, connection != nil { throw ValidationError("Give a connection or --all, not both") }
+    }
+
+    func run() async throws {
+        let workspace = try Workspace(global)
+        var names: [String]
+        if all {
+            var known = Set(try workspace.profiles.load().map(\.name))
+            if let stored = try? await workspace.store.list() { known.formUnion(stored.map(\.rawValue)) }
+            names = known.sorted()
+        } else {
+            do {
+                names = [try workspace.resolveName(connection)]
+            } catch let failure as CLIFailure where failure.status == .needsSignIn {
+                workspace.terminal.err("Nothing to sign out of.")
+                return
+            }
+        }
+        var failures: [CLIFailure] = []
+        for name in names {
+            do {
+                try await signOut(name, workspace: workspace)
+            } catch {
+                let failure = CLIFailure.from(error, connection: name)
+                workspace.terminal.err("'\(name)': \(failure.description)")
+                failures.append(failure)
+            }
+        }
+        if let first = failures.first { throw ExitCode(first.status.rawValue) }
+    }
+
+    func signOut(_ name: String, workspace: Workspace) async throws {
+        let id = ConnectionID(name)
+        if let profile = try workspace.profiles.profile(named: name) {
+            // A damaged record cannot be revoked, but it can be deleted: that is what logout is for.
+            let session: Session
+            do {
+                session = try await workspace.session(for: profile).0
+                try await session.signOut()
+            } catch let failure as CLIFailure where failure.status == .failure {
+                try await workspace.store.delete(id)
+            }
+        } else {
+            try await workspace.store.delete(id)
+        }
+        workspace.statusFile.clear(name)
+        if forget { try workspace.profiles.remove(named: name) }
+        workspace.terminal.err("Signed out of '\(name)'\(forget ? " and forgot its settings" : "").")
+    }
+}

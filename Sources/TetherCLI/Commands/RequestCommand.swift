@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import Tether
+
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send an authorized HTTP request and print the response body.",
+        discussion: """
+            Adds `Authorization: Bearer …` with a token that is refreshed before it expires. When the server \
+            answers 401 with error="invalid_token" (or 401 without a challenge), the token is refreshed once and \
+            the request sent once more — exactly as the library's AuthorizedClient does. 429 and 503 with \
+            Retry-After are retried for GET, HEAD, PUT and DELETE.
+
+            The body goes to standard output as received; errors to standard error, with the exit status of \
+            `tether --help` (3 when the connection needs sign-in).
+
+            EXAMPLES
+              tether request https://graph.microsoft.com/v1.0/me
+              tether request calendar "https://www.googleapis.com/calendar/v3/users/me/calendarList"
+              tether request work https://api.example.com/items -X POST -d '{"name": "x"}'
+              tether request work https://api.example.com/items -d @item.json -H 'Idempotency-Key: 42'
+            """
+    )
+
+    @Argument(help: "The connection (optional), then the URL.")
+    var arguments: [String] = []
+
+    @Option(name: [.customShort("X"), .long], help: "The method; GET, or POST when there is a body.")
+    var method: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header, as 'Name: value'; repeatable.")
+    var headers: [String] = []
+
+    @Option(name: [.customShort("d"), .customLong("data")], help: "The body; @FILE reads a file, @- standard input.")
+    var data: String?
+
+    @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers on standard error.")
+    var include = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...2).contains(arguments.count) else {
+            throw ValidationError("Give a URL, optionally after the connection's name: tether request [CONNECTION] URL")
+        }
+    }
+
+    func run() async throws {
+        let workspace = try Workspace(global)
+        let connection = arguments.count == 2 ? arguments[0] : nil
+        let urlText = arguments[arguments.count - 1]
+        guard let url = URL(string: urlText), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw CLIFailure(.usage, "'\(urlText)' is not an http or https URL")
+        }
+        let name = try workspace.resolveName(connection)
+        let profile = try workspace.profile(named: name)
+        let (session, _) = try await workspace.session(for: profile)
+        let body = try readBody()
+        let methodName = (method ?? (body == nil ? "GET" : "POST")).uppercased()
+        guard let method = HTTPRequest.Method(methodName) else {
+            throw CLIFailure(.usage, "'\(methodName)' is not an HTTP method")
+        }
+        var request = HTTPRequest(method: method, url: url)
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":"),
+                let field = HTTPField.Name(String(header[..<colon]).trimmingCharacters(in: .whitespaces))
+            else {
+                throw CLIFailure(.usage, "The header '\(header)' is not 'Name: value'")
+            }
+            request.headerFields.append(
+                HTTPField(
+                    name: field,
+                    value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                )
+            )
+        }
+        if let body, request.headerFields[.contentType] == nil {
+            let isJSON = (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil
+            request.headerFields[.contentType] = isJSON ? "application/json" : "application/x-www-form-urlencoded"
+        }
+        let client = AuthorizedClient(session: session, transport: workspace.transport, logger: workspace.logger)
+        _ = await session.restore()
+        do {
+            let (response, responseBody) = try await client.send(request, body: body)
+            workspace.statusFile.clear(name)
+            if include {
+                workspace.terminal.err("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+                for field in response.headerFields { workspace.terminal.err("\(field.name): \(field.value)") }
+            }
+            workspace.terminal.out(responseBody)
+            if workspace.terminal.stdoutIsTerminal, responseBody.last != UInt8(ascii: "\n"), !responseBody.isEmpty {
+                workspace.terminal.out("")
+            }
+        } catch {
+            let failure = CLIFailure.from(error, connection: name)
+            if failure.status == .needsSignIn || failure.status == .unavailable {
+                workspace.statusFile.record(failure.message, for: name)
+            }
+            throw failure
+        }
+    }
+
+    func readBody() throws -> Data? {
+        guard let data else { return nil }
+        guard data.hasPrefix("@") else { return Data(data.utf8) }
+        let path = String(data.dropFirst())
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure(.usage, "Could not read the body from \(path): \(error.localizedDescription)")
+        }
+    }
+}

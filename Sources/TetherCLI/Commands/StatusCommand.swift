@@ -1,0 +1,223 @@
+import ArgumentParser
+import Foundation
+import Tether
+import TetherOAuth
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show every connection: provider, account, state, expiry, last refresh, last error.",
+        discussion: """
+            Reads the vault; nothing is sent to a provider unless --check is given, which refreshes expired \
+            tokens the way `tether token` would and so shows whether each grant still stands.
+
+            States: connected, refreshing, offline, storage-unavailable, needs-sign-in, not-connected, \
+            misconfigured. Accounts are masked (j***@example.com).
+
+            --json prints an array of objects with the keys name, provider, account, state, expiresAt, \
+            lastRefresh (ISO 8601, or null) and lastError (or null), and nothing else on standard output.
+
+            EXAMPLES
+              tether status
+              tether status --check
+              tether status --json | jq -r '.[] | select(.state != "connected") | .name'
+            """
+    )
+
+    @Argument(help: "Only this connection.")
+    var connection: String?
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    @Flag(help: "Refresh expired tokens to find out whether each connection still works.")
+    var check = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let workspace = try Workspace(global)
+        var names = Set(try workspace.profiles.load().map(\.name))
+        // Records without settings (written by an app through the library) are shown too.
+        if let stored = try? await workspace.store.list() { names.formUnion(stored.map(\.rawValue)) }
+        if let connection {
+            guard names.contains(connection) else {
+                throw CLIFailure(
+                    .needsSignIn,
+                    "There is no connection named '\(connection)'",
+                    fix: "Run `tether status` to list them"
+                )
+            }
+            names = [connection]
+        }
+        let errors = workspace.statusFile.load()
+        var rows: [StatusRow] = []
+        for name in names.sorted() {
+            rows.append(await row(name, workspace: workspace, lastError: errors[name]))
+        }
+        if json {
+            try Self.printJSON(rows, workspace.terminal)
+        } else if rows.isEmpty {
+            workspace.terminal.err("No connections. Sign in with `tether login PROVIDER` (see `tether providers`).")
+        } else {
+            let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
+            var table = [
+                ["NAME", "PROVIDER", "ACCOUNT", "STATE", "EXPIRES", "LAST REFRESH", "LAST ERROR"].map(style.bold)
+            ]
+            table += rows.map { $0.cells(style: style) }
+            for line in Format.table(table) { workspace.terminal.out(line) }
+        }
+    }
+
+    func row(_ name: String, workspace: Workspace, lastError: StatusFile.Entry?) async -> StatusRow {
+        guard let profile = try? workspace.profiles.profile(named: name) else {
+            let record = try? await workspace.store.read(ConnectionID(name))
+            return StatusRow.make(
+                name: name,
+                profile: nil,
+                status: .misconfigured(problem: "no settings in connections.json; sign in again with tether login"),
+                record: record,
+                lastError: lastError,
+                provider: record?.account.providerID
+            )
+        }
+        let session: Session
+        do {
+            session = try await workspace.session(for: profile).0
+        } catch {
+            let failure = CLIFailure.from(error, connection: name)
+            return StatusRow(
+                name: name,
+                provider: profile.provider.providerID,
+                account: nil,
+                state: failure.status == .configuration ? "misconfigured" : "storage-unavailable",
+                expiresAt: nil,
+                lastRefresh: nil,
+                lastError: failure.message,
+                detail: failure.fix
+            )
+        }
+        var status = await session.restore()
+        var lastError = lastError
+        if check, status.isConnected {
+            do {
+                _ = try await session.validAccessToken()
+                workspace.statusFile.clear(name)
+                lastError = nil
+            } catch {
+                let failure = CLIFailure.from(error, connection: name)
+                workspace.statusFile.record(failure.message, for: name)
+                lastError = StatusFile.Entry(lastError: failure.message, at: Date())
+            }
+            status = await session.status
+        }
+        return StatusRow.make(
+            name: name,
+            profile: profile,
+            status: status,
+            record: try? await session.connection(),
+            lastError: lastError,
+            provider: profile.provider.providerID
+        )
+    }
+
+    static func printJSON(_ rows: [StatusRow], _ terminal: Terminal) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        terminal.out(String(decoding: try encoder.encode(rows), as: UTF8.self))
+    }
+}
+
+/// One connection as `tether status` shows it. No token, ever.
+struct StatusRow: Encodable {
+    var name: String
+    var provider: String?
+    var account: String?
+    var state: String
+    var expiresAt: Date?
+    var lastRefresh: Date?
+    var lastError: String?
+    var detail: String?
+
+    static func make(
+        name: String,
+        profile: Profile?,
+        status: ConnectionStatus,
+        record: Connection?,
+        lastError: StatusFile.Entry?,
+        provider: String?
+    ) -> StatusRow {
+        let account = status.account ?? record?.account
+        var detail: String?
+        switch status {
+        case .offline(_, let next, let error):
+            detail = error.message + (next.map { "; next attempt \(Format.relative($0))" } ?? "")
+        case .needsSignIn(let reason, _):
+            detail = reason.message
+        case .misconfigured(let problem):
+            detail = problem
+        case .storageUnavailable(let error):
+            detail = error.message
+        default:
+            detail = nil
+        }
+        return StatusRow(
+            name: name,
+            provider: provider,
+            account: account.map { $0.maskedDisplayIdentifier ?? $0.providerID },
+            state: state(status.kind),
+            expiresAt: record?.tokens.accessToken == nil ? nil : record?.tokens.expiresAt,
+            lastRefresh: record?.tokens.accessToken == nil ? nil : record?.tokens.receivedAt,
+            lastError: lastError?.lastError ?? detail.flatMap { status.isConnected ? $0 : nil },
+            detail: detail
+        )
+    }
+
+    static func state(_ kind: ConnectionStatus.Kind) -> String {
+        switch kind {
+        case .connected: "connected"
+        case .refreshing, .restoring: "refreshing"
+        case .offline: "offline"
+        case .storageUnavailable: "storage-unavailable"
+        case .needsSignIn: "needs-sign-in"
+        case .notConnected: "not-connected"
+        case .misconfigured: "misconfigured"
+        }
+    }
+
+    func cells(style: Style) -> [String] {
+        let coloured: String
+        switch state {
+        case "connected": coloured = style.green(state)
+        case "refreshing", "offline": coloured = style.yellow(state)
+        default: coloured = style.red(state)
+        }
+        let expires: String
+        if let expiresAt {
+            expires = expiresAt > Date() ? Format.relative(expiresAt) : "expired (refreshes on use)"
+        } else {
+            expires = state == "connected" ? "unknown" : "—"
+        }
+        let error = lastError ?? detail ?? "—"
+        return [
+            name, provider ?? "—", account ?? "—", coloured, expires,
+            lastRefresh.map { Format.relative($0) } ?? "—", String(error.prefix(80)),
+        ]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, provider, account, state, expiresAt, lastRefresh, lastError, detail
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(account, forKey: .account)
+        try container.encode(state, forKey: .state)
+        try container.encode(Format.iso8601(expiresAt), forKey: .expiresAt)
+        try container.encode(Format.iso8601(lastRefresh), forKey: .lastRefresh)
+        try container.encode(lastError, forKey: .lastError)
+        try container.encode(detail, forKey: .detail)
+    }
+}

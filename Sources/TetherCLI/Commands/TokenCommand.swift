@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Tether
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Print a valid access token, refreshing it when needed.",
+        discussion: """
+            Prints the access token alone on standard output, for scripts. A token that expires soon is \
+            refreshed first. Any number of processes may run this at once: they share one refresh through the \
+            vault's lock, and all print the same new token.
+
+            EXAMPLES
+              curl -H "Authorization: Bearer $(tether token)" https://api.example.com/me
+              tether token calendar --force-refresh
+              tether token --json | jq -r .expiresAt
+            """
+    )
+
+    @Argument(help: "The connection; default: TETHER_CONNECTION, or the only one there is.")
+    var connection: String?
+
+    @Flag(help: "Print {name, accessToken, tokenType, expiresAt} as JSON.")
+    var json = false
+
+    @Flag(help: "Refresh even when the token is still valid (for a token the API rejected).")
+    var forceRefresh = false
+
+    @Option(help: "Refresh unless the token stays valid for at least this many seconds.")
+    var minimumLifetime: Int?
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let workspace = try Workspace(global)
+        let name = try workspace.resolveName(connection)
+        let profile = try workspace.profile(named: name)
+        let (session, _) = try await workspace.session(for: profile)
+        let token: AccessToken
+        do {
+            _ = await session.restore()
+            if forceRefresh {
+                token = try await session.forceRefresh(rejecting: try await session.connection()?.tokens.accessToken)
+            } else if let minimumLifetime {
+                token = try await session.validAccessToken(minimumLifetime: .seconds(max(0, minimumLifetime)))
+            } else {
+                token = try await session.validAccessToken()
+            }
+        } catch {
+            let failure = CLIFailure.from(error, connection: name)
+            workspace.statusFile.record(failure.message, for: name)
+            throw failure
+        }
+        workspace.statusFile.clear(name)
+        if json {
+            let record = try? await session.connection()
+            let object: [String: String?] = [
+                "name": name,
+                "accessToken": token.revealedValue,
+                "tokenType": record?.tokens.tokenType ?? "Bearer",
+                "expiresAt": Format.iso8601(record?.tokens.expiresAt),
+            ]
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            workspace.terminal.out(String(decoding: try encoder.encode(object), as: UTF8.self))
+        } else {
+            workspace.terminal.out(token.revealedValue)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Tether
+import TetherOAuth
+
+/// The exit statuses of `tether`, as `tether --help` documents them.
+enum ExitStatus: Int32, Sendable, CaseIterable {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case needsSignIn = 3
+    case unavailable = 4
+    case configuration = 5
+
+    var meaning: String {
+        switch self {
+        case .success: "success"
+        case .failure: "any other failure (a damaged vault, a refused request, a denied sign-in)"
+        case .usage: "usage: an unknown option, a missing argument, an unknown connection"
+        case .needsSignIn: "needs sign-in: not connected, signed out, or the grant was revoked or expired"
+        case .unavailable: "the network or the provider is unavailable; try again later"
+        case .configuration: "configuration: a wrong client id, endpoint or preset"
+        }
+    }
+}
+
+/// A failure the CLI reports: one sentence on what happened, one on how to fix it, and an exit status. Messages
+/// come from the library's errors, which never contain a secret.
+struct CLIFailure: Error, Sendable, CustomStringConvertible {
+    let status: ExitStatus
+    let message: String
+    let fix: String?
+
+    init(_ status: ExitStatus, _ message: String, fix: String? = nil) {
+        self.status = status
+        self.message = message
+        self.fix = fix
+    }
+
+    var description: String { fix.map { "\(message). \($0)" } ?? message }
+
+    /// Classifies any error the library throws.
+    /// - Parameters:
+    ///   - error: The error.
+    ///   - connection: The connection it concerns, for the fix.
+    static func from(_ error: any Error, connection: String? = nil) -> CLIFailure {
+        if let failure = error as? CLIFailure { return failure }
+        let name = connection ?? "NAME"
+        let login = "Run `tether login \(name)`"
+        switch error {
+        case let error as SessionError:
+            switch error {
+            case .notConnected:
+                return CLIFailure(.needsSignIn, "'\(name)' is not signed in", fix: login)
+            case .needsSignIn:
+                let reason = error.signInReason.map { ": \($0.message)" } ?? ""
+                return CLIFailure(.needsSignIn, "'\(name)' needs sign-in again\(reason)", fix: login)
+            case .offline:
+                return CLIFailure(
+                    .unavailable,
+                    strip(error.message),
+                    fix: "The tokens are kept; try again when the provider can be reached"
+                )
+            case .storageUnavailable:
+                if let store = error.cause as? CredentialStoreError { return from(store, connection: connection) }
+                return CLIFailure(.failure, strip(error.message), fix: "Check TETHER_HOME and its permissions")
+            case .misconfigured:
+                return CLIFailure(
+                    .configuration,
+                    strip(error.message),
+                    fix: "Check the connection with `tether status`"
+                )
+            default:
+                return CLIFailure(.failure, strip(error.message))
+            }
+        case let error as CredentialStoreError:
+            switch error {
+            case .wrongKey:
+                return CLIFailure(
+                    .failure,
+                    "The vault record of '\(name)' was sealed with another key; it was left untouched",
+                    fix:
+                        "Set TETHER_VAULT_KEY to the key it was written with, or run `tether logout \(name)` to remove it"
+                )
+            case .corrupted, .unsupportedFormat:
+                return CLIFailure(
+                    .failure,
+                    "The vault record of '\(name)' is damaged (\(strip(error.message))); it was left untouched",
+                    fix: "Restore it from a backup, or run `tether logout \(name)` to remove it and sign in again"
+                )
+            case .unavailable:
+                return CLIFailure(.failure, strip(error.message), fix: "Try again once the store can be read")
+            default:
+                return CLIFailure(.failure, strip(error.message), fix: "Check TETHER_HOME and its permissions")
+            }
+        case let error as ProviderConfigurationError:
+            return CLIFailure(
+                .configuration,
+                strip(error.message),
+                fix: "Check the options of `tether login` (see `tether login --help`)"
+            )
+        case let error as OAuthError:
+            switch error.classification {
+            case .transient:
+                return CLIFailure(.unavailable, strip(error.message), fix: "Try again when the provider can be reached")
+            case .configuration:
+                return CLIFailure(
+                    .configuration,
+                    strip(error.message),
+                    fix: "Check the client id, secret and endpoints"
+                )
+            default:
+                return CLIFailure(.failure, strip(error.message))
+            }
+        case let error as AuthorizationPresentationError:
+            return CLIFailure(.failure, strip(error.message))
+        case let error as AuthorizedClientError:
+            switch error {
+            case .unauthorized where error.requiresSignIn:
+                return CLIFailure(.needsSignIn, strip(error.message), fix: login)
+            case AuthorizedClientError.transport:
+                return CLIFailure(.unavailable, strip(error.message))
+            default:
+                let server = error.serverMessage.map { " (\($0))" } ?? ""
+                return CLIFailure(.failure, strip(error.message) + server)
+            }
+        case let error as TransportError:
+            return CLIFailure(.unavailable, strip(error.message))
+        default:
+            return CLIFailure(.failure, "\(error)")
+        }
+    }
+
+    /// A message without its trailing period, so that the fix can follow.
+    private static func strip(_ message: String) -> String {
+        message.hasSuffix(".") ? String(message.dropLast()) : message
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the CLI writes: results on standard output, progress and errors on standard error. Colour and live
+/// updates only when the stream is a terminal and `NO_COLOR` is unset.
+struct Terminal: Sendable {
+    let environment: [String: String]
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// Colour on standard output or standard error (https://no-color.org: any non-empty `NO_COLOR` turns it off).
+    func colors(onStandardError: Bool) -> Bool {
+        guard (environment["NO_COLOR"] ?? "").isEmpty, environment["TERM"] != "dumb" else { return false }
+        return onStandardError ? stderrIsTerminal : stdoutIsTerminal
+    }
+
+    /// Writes a line (or raw text when `newline` is false) to standard output.
+    func out(_ text: String, newline: Bool = true) {
+        FileHandle.standardOutput.write(Data((newline ? text + "\n" : text).utf8))
+    }
+
+    /// Writes a line to standard error.
+    func err(_ text: String, newline: Bool = true) {
+        FileHandle.standardError.write(Data((newline ? text + "\n" : text).utf8))
+    }
+
+    /// Writes raw bytes to standard output.
+    func out(_ data: Data) {
+        FileHandle.standardOutput.write(data)
+    }
+}
+
+/// ANSI styles, applied only when enabled.
+struct Style: Sendable {
+    let enabled: Bool
+
+    func green(_ text: String) -> String { wrap(text, "32") }
+    func yellow(_ text: String) -> String { wrap(text, "33") }
+    func red(_ text: String) -> String { wrap(text, "31") }
+    func bold(_ text: String) -> String { wrap(text, "1") }
+    func dim(_ text: String) -> String { wrap(text, "2") }
+
+    private func wrap(_ text: String, _ code: String) -> String {
+        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+}
+
+/// Formatting shared by the commands.
+enum Format {
+    /// `2026-11-22T10:00:00Z`.
+    static func iso8601(_ date: Date?) -> String? {
+        guard let date else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// `in 59m 12s`, `3s ago`.
+    static func relative(_ date: Date, now: Date = Date()) -> String {
+        let seconds = Int(date.timeIntervalSince(now).rounded())
+        let text = duration(abs(seconds))
+        return seconds >= 0 ? "in \(text)" : "\(text) ago"
+    }
+
+    /// `1h 02m`, `4m 05s`, `12s`.
+    static func duration(_ seconds: Int) -> String {
+        if seconds >= 3600 { return String(format: "%dh %02dm", seconds / 3600, (seconds % 3600) / 60) }
+        if seconds >= 60 { return String(format: "%dm %02ds", seconds / 60, seconds % 60) }
+        return "\(seconds)s"
+    }
+
+    /// Left-aligned columns separated by two spaces; `widths` ignore ANSI escapes.
+    static func table(_ rows: [[String]]) -> [String] {
+        guard let columns = rows.map(\.count).max() else { return [] }
+        var widths = Array(repeating: 0, count: columns)
+        for row in rows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], visibleLength(cell)) }
+        }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1
+                    ? cell : cell + String(repeating: " ", count: widths[index] - visibleLength(cell))
+            }
+            .joined(separator: "  ")
+        }
+    }
+
+    static func visibleLength(_ text: String) -> Int {
+        var length = 0
+        var inEscape = false
+        for character in text {
+            if inEscape {
+                if character == "m" { inEscape = false }
+            } else if character == "\u{1B}" {
+                inEscape = true
+            } else {
+                length += 1
+            }
+        }
+        return length
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `tether`: sign in, keep connections fresh, hand tokens to scripts.
+@main
+struct TetherCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tether",
+        abstract: "Sign in with OAuth 2.0 / OpenID Connect and keep connections signed in.",
+        discussion: """
+            tether signs in through the browser (authorization code with PKCE) or with a device code, keeps each \
+            connection's tokens in an encrypted vault, refreshes them before they expire — once, even when many \
+            processes ask at the same time — and hands valid access tokens to scripts.
+
+            GETTING STARTED
+              tether demo                              the whole life of a connection, against a local provider
+              tether dev-provider &                    a local OAuth / OpenID Connect provider on port 8123
+              tether login dev                         sign in to it (user ada, password lovelace)
+              tether token                             print a valid access token
+              curl -H "Authorization: Bearer $(tether token)" http://127.0.0.1:8123/resource
+              tether request http://127.0.0.1:8123/userinfo
+              tether status                            every connection and its state
+              tether logout --all                      revoke and delete every connection's tokens
+
+            FILES
+              $TETHER_HOME (default $XDG_DATA_HOME/tether, else ~/.local/share/tether)
+                connections.json   the connections' settings (provider, client id, scopes); no secrets
+                records/           one encrypted record per connection (tokens, account, client secret)
+                vault.key          the vault key, unless TETHER_VAULT_KEY is set
+                status.json        the last error of each connection
+
+            ENVIRONMENT
+              TETHER_HOME          where state lives
+              TETHER_VAULT_KEY     the vault key (base64 of 32 bytes) instead of vault.key
+              TETHER_CONNECTION    the connection used when none is named
+              TETHER_CLIENT_ID, TETHER_CLIENT_SECRET, TETHER_ISSUER, TETHER_SCOPE
+                                   defaults for `tether login`
+              BROWSER              the program that opens the sign-in page (it gets the URL as its argument)
+              NO_COLOR             no colour, even on a terminal
+              TETHER_VERBOSE=1     like --verbose
+
+            EXIT STATUS
+            \(ExitStatus.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n"))
+            """,
+        version: "0.1.0",
+        subcommands: [
+            LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
+            ProvidersCommand.self, DevProviderCommand.self, DemoCommand.self,
+        ]
+    )
+
+    /// Runs the command and exits with the documented statuses: usage errors exit 2 (not the parser's 64), a
+    /// ``CLIFailure`` exits with its status after one line on standard error.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let terminal = Terminal()
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                terminal.out(message)
+                terminate(0)
+            }
+            terminal.err(message)
+            terminate(code == .validationFailure ? ExitStatus.usage.rawValue : code.rawValue)
+        }
+        do {
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var command = command
+                try command.run()
+            }
+            terminate(0)
+        } catch let failure as CLIFailure {
+            report(failure, terminal: terminal)
+            terminate(failure.status.rawValue)
+        } catch let code as ExitCode {
+            terminate(code.rawValue)
+        } catch  where exitCode(for: error) == .success {
+            // `tether help …` and `--help` after a subcommand arrive here.
+            terminal.out(fullMessage(for: error))
+            terminate(0)
+        } catch {
+            let failure = CLIFailure.from(error)
+            report(failure, terminal: terminal)
+            terminate(failure.status.rawValue)
+        }
+    }
+
+    /// Ends the process; `exit` alone would name `ParsableCommand.exit(withError:)` here.
+    static func terminate(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
+    }
+
+    static func report(_ failure: CLIFailure, terminal: Terminal) {
+        let style = Style(enabled: terminal.colors(onStandardError: true))
+        terminal.err(
+            "\(style.red("tether:")) \(failure.description.hasSuffix(".") ? failure.description : failure.description + ".")"
+        )
+    }
+}

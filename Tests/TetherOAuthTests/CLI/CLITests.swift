@@ -1,0 +1,186 @@
+import Foundation
+import HTTPTypes
+import Testing
+import Tether
+import TetherDevProvider
+import TetherURLSession
+
+/// The `tether` executable, driven as a subprocess against the development provider on 127.0.0.1.
+@Suite(.timeLimit(.minutes(3)))
+struct CLITests {
+    @Test(.enabled(if: Presenting.HeadlessBrowserTests.isEnabled, "Needs Scripts/install-test-dependencies.sh"))
+    func loginThroughAHeadlessBrowserSetAsBROWSER() async throws {
+        // The script is the executable; it gets the authorization URL as its only argument.
+        let cli = try await CLI.start().with(["BROWSER": "'\(Presenting.HeadlessBrowserTests.script.path)'"])
+        defer { Task { await cli.stop() } }
+        let login = try await cli.run(["login", "dev", "--issuer", cli.issuer], timeout: .seconds(90))
+        #expect(login.status == 0, "login failed: \(login.stderr)")
+        #expect(login.stdout.isEmpty, "progress text on standard output: \(login.stdout)")
+        #expect(login.stderr.contains("Signed in to 'dev' as a***@example.com"))
+        #expect(await cli.provider.admin.counters()[.codesExchanged] == 1)
+
+        let rows = try await cli.status()
+        #expect(rows.count == 1)
+        #expect(rows.first?["name"] as? String == "dev")
+        #expect(rows.first?["state"] as? String == "connected")
+        #expect(rows.first?["account"] as? String == "a***@example.com")
+        #expect(rows.first?["provider"] as? String == "dev")
+
+        let token = try await cli.run(["token"])
+        #expect(token.status == 0)
+        let userinfo = try await send(.get, cli.provider.url("/userinfo"), bearer: token.trimmedOutput)
+        #expect(userinfo.status == 200)
+        // The settings file holds no secret; the token is only in the encrypted vault.
+        let settings = try String(contentsOf: cli.home.appendingPathComponent("connections.json"), encoding: .utf8)
+        #expect(settings.contains("tether-dev-client"))
+        #expect(!settings.contains(token.trimmedOutput))
+    }
+
+    @Test func loginWithADeviceCodeApprovedAtTheVerificationPage() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        let login = try await cli.loginWithDeviceCode()
+        #expect(login.status == 0, "login failed: \(login.stderr)")
+        #expect(login.stderr.contains(cli.provider.url("/device").absoluteString))
+        #expect(await cli.provider.admin.counters()[.deviceApprovals] == 1)
+        #expect(try await cli.status().first?["state"] as? String == "connected")
+    }
+
+    @Test func eightConcurrentTokenProcessesAcrossAnExpiryShareOneRefresh() async throws {
+        let cli = try await CLI.start(DevProvider.Configuration(accessTokenLifetime: .seconds(6)))
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let first = try await cli.run(["token"])
+        #expect(first.status == 0)
+        let before = await cli.provider.admin.counters()
+
+        // Past the expiry; the new token then lives 6 s, far longer than eight processes take to start.
+        try await Task.sleep(for: .seconds(6))
+        let processes = try (0..<8).map { _ in try cli.launch(["token"]) }
+        var results: [CLI.Result] = []
+        for process in processes { results.append(try await process.finish(timeout: .seconds(60))) }
+
+        #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
+        let tokens = Set(results.map(\.trimmedOutput))
+        #expect(tokens.count == 1, "the processes printed \(tokens.count) different tokens")
+        #expect(!tokens.contains(first.trimmedOutput), "the expired token was printed")
+        let after = await cli.provider.admin.counters()
+        #expect(after[.refreshes] - before[.refreshes] == 1)
+        #expect(after[.reuseDetections] == 0)
+        let userinfo = try await send(.get, cli.provider.url("/userinfo"), bearer: try #require(tokens.first))
+        #expect(userinfo.status == 200)
+    }
+
+    @Test func logoutRevokesAndThenTokenSaysNeedsSignIn() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let logout = try await cli.run(["logout"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(await cli.provider.admin.counters()[.revocations] >= 1)
+
+        let token = try await cli.run(["token", "dev"])
+        #expect(token.status == 3)
+        #expect(token.stdout.isEmpty)
+        #expect(token.stderr.contains("tether login dev"))
+        #expect(token.stderr.split(separator: "\n").count == 1, "more than one line: \(token.stderr)")
+        #expect(try await cli.status().first?["state"] as? String == "not-connected")
+        #expect(try await cli.run(["logout", "dev"]).status == 0, "a second logout failed")
+    }
+
+    @Test func aTamperedVaultGivesAClearErrorAndTheFileIsLeftUntouched() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let records = cli.home.appendingPathComponent("records")
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(at: records, includingPropertiesForKeys: nil).first
+        )
+        var bytes = try Data(contentsOf: file)
+        bytes[bytes.count - 5] ^= 0x40
+        try bytes.write(to: file)
+
+        let token = try await cli.run(["token"])
+        #expect(token.status == 1)
+        #expect(token.stdout.isEmpty)
+        #expect(token.stderr.contains("damaged"), "\(token.stderr)")
+        #expect(token.stderr.contains("left untouched"))
+        #expect(try Data(contentsOf: file) == bytes, "the vault file changed")
+        let rows = try await cli.status()
+        #expect(rows.first?["state"] as? String == "storage-unavailable")
+        #expect(try Data(contentsOf: file) == bytes, "status changed the vault file")
+    }
+
+    @Test func requestRefreshesOnceAndRetriesOnceAfterA401() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let userinfo = try await cli.run(["request", cli.provider.url("/userinfo").absoluteString])
+        #expect(userinfo.status == 0, "\(userinfo.stderr)")
+        #expect(userinfo.stdout.contains("\"ada-0001\""))
+
+        await cli.provider.admin.expireAccessTokens()
+        let before = await cli.provider.admin.counters()
+        let resource = try await cli.run(["request", "dev", cli.provider.url("/resource").absoluteString])
+        #expect(resource.status == 0, "\(resource.stderr)")
+        let after = await cli.provider.admin.counters()
+        #expect(after.responses(from: .resource, status: 401) - before.responses(from: .resource, status: 401) == 1)
+        #expect(after.requests(to: .resource) - before.requests(to: .resource) == 2)
+        #expect(after[.refreshes] - before[.refreshes] == 1)
+    }
+
+    @Test func verboseLogsNeverContainTokens() async throws {
+        let cli = try await CLI.start(DevProvider.Configuration(accessTokenLifetime: .seconds(2)))
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        try await Task.sleep(for: .seconds(2))
+        let token = try await cli.run(["token", "--verbose"])
+        #expect(token.status == 0)
+        #expect(token.stderr.contains("debug"), "no debug logs: \(token.stderr)")
+        #expect(!token.stderr.contains(token.trimmedOutput), "the access token reached the log")
+        let forced = try await cli.run(["token", "--force-refresh", "--json", "--verbose"])
+        let object = try JSONSerialization.jsonObject(with: Data(forced.stdout.utf8)) as? [String: Any]
+        let accessToken = try #require(object?["accessToken"] as? String)
+        #expect(!forced.stderr.contains(accessToken))
+        #expect(accessToken != token.trimmedOutput)
+    }
+
+    @Test func usageConfigurationAndNetworkFailuresHaveTheirExitCodes() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.run(["token", "--bogus"]).status == 2)
+        #expect(try await cli.run(["login", "nope"]).status == 2)
+        #expect(try await cli.run(["login", "google"]).status == 5)
+        #expect(try await cli.run(["login", "apple"]).status == 5)
+        let unreachable = try await cli.run(["login", "dev", "--issuer", "http://127.0.0.1:9", "--device"])
+        #expect(unreachable.status == 4, "\(unreachable.stderr)")
+        #expect(unreachable.stderr.hasPrefix("tether: "))
+        #expect(try await cli.run(["token"]).status == 3)
+        let help = try await cli.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("EXIT STATUS"))
+        #expect(!help.stdout.contains("\u{1B}["), "colour without a terminal")
+        let providers = try await cli.run(["providers", "--json"])
+        let presets = try JSONSerialization.jsonObject(with: Data(providers.stdout.utf8)) as? [[String: Any]]
+        #expect(
+            Set((presets ?? []).compactMap { $0["name"] as? String }).isSuperset(of: ["google", "microsoft", "dev"])
+        )
+    }
+
+    @Test func demoExitsZero() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        let demo = try await cli.run(["demo", "--lifetime", "6"], timeout: .seconds(120))
+        #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
+        #expect(demo.stdout.contains("Every step behaved as expected"))
+        #expect(demo.stdout.contains("needs sign-in"))
+        #expect(demo.stdout.contains("offline"))
+    }
+
+    func send(_ method: HTTPRequest.Method, _ url: URL, bearer: String) async throws -> (status: Int, body: Data) {
+        var request = HTTPRequest(method: method, url: url)
+        request.headerFields[.authorization] = "Bearer \(bearer)"
+        let (response, body) = try await URLSessionTransport().send(request, body: nil)
+        return (response.status.code, body)
+    }
+}
