@@ -15,36 +15,42 @@ struct TetherCommand: AsyncParsableCommand {
         commandName: "tether",
         abstract: "Sign in with OAuth 2.0 / OpenID Connect and keep connections signed in.",
         discussion: """
-            tether signs in through the browser (authorization code with PKCE) or with a device code, keeps each \
-            connection's tokens in an encrypted vault, refreshes them before they expire — once, even when many \
-            processes ask at the same time — and hands valid access tokens to scripts.
+            tether signs in through the browser (authorization code with PKCE) or \
+            with a device code, keeps each connection's tokens in an encrypted vault, \
+            refreshes them before they expire — once, even when many processes ask \
+            at the same time — and hands valid access tokens to scripts.
 
             GETTING STARTED
-              tether demo                              the whole life of a connection, against a local provider
-              tether dev-provider &                    a local OAuth / OpenID Connect provider on port 8123
-              tether login dev                         sign in to it (user ada, password lovelace)
-              tether token                             print a valid access token
-              curl -H "Authorization: Bearer $(tether token)" http://127.0.0.1:8123/resource
+              tether demo               the whole life of a connection, locally
+              tether dev-provider &     a local OAuth / OIDC provider on port 8123
+              tether login dev          sign in to it (ada / lovelace)
+              tether token              print a valid access token
               tether request http://127.0.0.1:8123/userinfo
-              tether status                            every connection and its state
-              tether logout --all                      revoke and delete every connection's tokens
+              tether status             every connection and its state
+              tether logout --all       revoke and delete every connection's tokens
+
+              curl -H "Authorization: Bearer $(tether token)" \\
+                  http://127.0.0.1:8123/resource
 
             FILES
-              $TETHER_HOME (default $XDG_DATA_HOME/tether, else ~/.local/share/tether)
-                connections.json   the connections' settings (provider, client id, scopes); no secrets
-                records/           one encrypted record per connection (tokens, account, client secret)
-                vault.key          the vault key, unless TETHER_VAULT_KEY is set
-                status.json        the last error of each connection
+              $TETHER_HOME   default $XDG_DATA_HOME/tether, else ~/.local/share/tether
+              connections.json   each connection's provider, client id, scopes;
+                                 no secrets
+              records/           the encrypted vault: tokens, account, and the
+                                 client secret if there is one
+              vault.key          the vault key, unless TETHER_VAULT_KEY is set
+              status.json        the last error of each connection
 
             ENVIRONMENT
-              TETHER_HOME          where state lives
-              TETHER_VAULT_KEY     the vault key (base64 of 32 bytes) instead of vault.key
-              TETHER_CONNECTION    the connection used when none is named
+              TETHER_HOME        where the files above live
+              TETHER_VAULT_KEY   the vault key (base64 of 32 bytes)
+              TETHER_CONNECTION  the connection used when none is named
               TETHER_CLIENT_ID, TETHER_CLIENT_SECRET, TETHER_ISSUER, TETHER_SCOPE
-                                   defaults for `tether login`
-              BROWSER              the program that opens the sign-in page (it gets the URL as its argument)
-              NO_COLOR             no colour, even on a terminal
-              TETHER_VERBOSE=1     like --verbose
+                                 defaults for `tether login`
+              BROWSER            opens the sign-in page; run with the URL as
+                                 its argument
+              NO_COLOR           no colour, even on a terminal
+              TETHER_VERBOSE=1   like --verbose
 
             EXIT STATUS
             \(ExitStatus.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n"))

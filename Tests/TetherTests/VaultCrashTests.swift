@@ -69,7 +69,9 @@ struct VaultCrashTests {
     @Test func leaseIsExclusiveAcrossProcesses() async throws {
         let fixture = VaultFixture()
         defer { fixture.remove() }
-        let probe = try ProbeProcess.launch(["hold-lease", fixture.directory.path, "google", "500"], key: fixture.key)
+        // The probe holds the lease for 5 s: far longer than the gap between its "held" and the attempt below, even
+        // on a loaded machine (with 0.5 s a loaded run once saw the lease already released).
+        let probe = try ProbeProcess.launch(["hold-lease", fixture.directory.path, "google", "5000"], key: fixture.key)
         defer { probe.kill() }
         try #require(try probe.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
 

@@ -14,12 +14,12 @@ struct DevProviderCommand: AsyncParsableCommand {
             client tether-dev-client, which accepts loopback redirects on any port. It runs until interrupted.
 
             Faults (repeatable --fault), for trying how clients cope:
-              latency:ENDPOINT=MILLISECONDS    delay every request to ENDPOINT
-              error:ENDPOINT=N                 the next N requests answer 503
-              rate-limit:ENDPOINT=N            the next N requests answer 429 with Retry-After: 1
-              drop:ENDPOINT=N                  the next N connections close without an answer
-              skew=SECONDS                     issued JWTs carry times off by SECONDS
-              interaction-required=N           the next N refreshes fail with interaction_required
+              latency:ENDPOINT=MS      delay every request to ENDPOINT by MS
+              error:ENDPOINT=N         the next N requests answer 503
+              rate-limit:ENDPOINT=N    the next N answer 429, Retry-After: 1
+              drop:ENDPOINT=N          the next N connections close unanswered
+              skew=SECONDS             issued JWTs carry times off by SECONDS
+              interaction-required=N   the next N refreshes need interaction
             ENDPOINT is one of discovery, jwks, authorize, token, revoke, device_authorization, device, userinfo, \
             resource.
 

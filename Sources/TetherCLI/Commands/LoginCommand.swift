@@ -24,10 +24,14 @@ struct LoginCommand: AsyncParsableCommand {
             EXAMPLES
               tether login dev
               tether login dev --device
-              tether login google --client-id 1234.apps.googleusercontent.com --client-secret GOCSPX-… \\
-                  --scope "openid email https://www.googleapis.com/auth/calendar.readonly" --name calendar
-              tether login microsoft --client-id 00000000-0000-0000-0000-000000000000 --tenant consumers
-              tether login --issuer https://login.example.com --client-id cli --name work \\
+              tether login google --name calendar \\
+                  --client-id 1234.apps.googleusercontent.com --client-secret S \\
+                  --scope "openid email" \\
+                  --scope https://www.googleapis.com/auth/calendar.readonly
+              tether login microsoft --tenant consumers \\
+                  --client-id 00000000-0000-0000-0000-000000000000
+              tether login --issuer https://login.example.com \\
+                  --client-id cli --name work \\
                   --revocation-endpoint https://login.example.com/oauth/revoke
             """
     )
@@ -41,7 +45,10 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "The client id. (TETHER_CLIENT_ID)")
     var clientID: String?
 
-    @Option(help: "The client secret of a confidential client; kept in the vault. (TETHER_CLIENT_SECRET)")
+    @Option(
+        help:
+            "The client secret of a confidential client; kept in the vault. Prefer TETHER_CLIENT_SECRET: other users can read command lines."
+    )
     var clientSecret: String?
 
     @Option(

@@ -18,9 +18,11 @@ struct RequestCommand: AsyncParsableCommand {
 
             EXAMPLES
               tether request https://graph.microsoft.com/v1.0/me
-              tether request calendar "https://www.googleapis.com/calendar/v3/users/me/calendarList"
-              tether request work https://api.example.com/items -X POST -d '{"name": "x"}'
-              tether request work https://api.example.com/items -d @item.json -H 'Idempotency-Key: 42'
+              tether request calendar \\
+                  https://www.googleapis.com/calendar/v3/users/me/calendarList
+              tether request work https://api.example.com/items -d '{"name": "x"}'
+              tether request work https://api.example.com/items -X PUT \\
+                  -d @item.json -H 'Idempotency-Key: 42'
             """
     )
 

@@ -15,12 +15,12 @@ struct DemoCommand: AsyncParsableCommand {
             Starts the development provider in this process on a free 127.0.0.1 port, with access tokens that \
             live a few seconds, and a vault in a temporary folder. Then, with a timeline of every status change:
 
-              1. sign in through the provider's sign-in page (loopback redirect, PKCE, ID token verified)
-              2. a fresh `tether` process restores the session without signing in or refreshing
-              3. the token nears expiry and is refreshed silently, once for three callers
+              1. sign in through the provider's page (loopback redirect, PKCE)
+              2. a fresh `tether` process restores the session, no refresh
+              3. the token nears expiry: one silent refresh for three callers
               4. the API answers 401: one refresh, one retry, success
-              5. the provider is down: offline with the tokens kept, then recovery
-              6. the grant is revoked at the provider: needs sign-in, with the account as hint
+              5. the provider is down: offline, tokens kept, then recovery
+              6. the grant is revoked: needs sign-in, with the account as hint
               7. sign in again with the hint
               8. sign out: revoked at the provider, nothing left in the vault
 

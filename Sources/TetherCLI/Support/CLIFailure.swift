@@ -14,10 +14,10 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     var meaning: String {
         switch self {
         case .success: "success"
-        case .failure: "any other failure (a damaged vault, a refused request, a denied sign-in)"
-        case .usage: "usage: an unknown option, a missing argument, an unknown connection"
-        case .needsSignIn: "needs sign-in: not connected, signed out, or the grant was revoked or expired"
-        case .unavailable: "the network or the provider is unavailable; try again later"
+        case .failure: "other failure: a damaged vault, a refused request, a denial"
+        case .usage: "usage: an unknown option, a missing or extra argument"
+        case .needsSignIn: "needs sign-in: not connected, signed out, grant revoked"
+        case .unavailable: "network or provider unavailable; try again later"
         case .configuration: "configuration: a wrong client id, endpoint or preset"
         }
     }

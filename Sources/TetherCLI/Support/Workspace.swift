@@ -116,12 +116,11 @@ struct Workspace: Sendable {
             throw CLIFailure.from(error, connection: profile.name)
         }
         if let secret = record?.metadata[Self.clientSecretKey] { configuration.clientSecret = ClientSecret(secret) }
-        let client: OAuthClient
         if configuration.clientAuthentication != .none, configuration.clientSecret == nil, record == nil {
-            // Signed out: no secret is needed to say so, and none is stored any more.
+            // Signed out: the secret went with the record, and none is needed to say "not connected".
             configuration.clientAuthentication = .none
         }
-        client = try self.client(for: configuration)
+        let client = try self.client(for: configuration)
         let session = Session(
             id: ConnectionID(profile.name),
             store: store,
