@@ -91,7 +91,8 @@ struct RequestCommand: AsyncParsableCommand {
             let (response, responseBody) = try await client.send(request, body: body)
             workspace.statusFile.clear(name)
             if include {
-                workspace.terminal.err("HTTP \(response.status.code) \(response.status.reasonPhrase)")
+                let reason = response.status.reasonPhrase.isEmpty ? "" : " \(response.status.reasonPhrase)"
+                workspace.terminal.err("HTTP \(response.status.code)\(reason)")
                 for field in response.headerFields { workspace.terminal.err("\(field.name): \(field.value)") }
             }
             workspace.terminal.out(responseBody)

@@ -68,6 +68,7 @@ enum Format {
     /// `in 59m 12s`, `3s ago`.
     static func relative(_ date: Date, now: Date = Date()) -> String {
         let seconds = Int(date.timeIntervalSince(now).rounded())
+        if seconds == 0 { return "just now" }
         let text = duration(abs(seconds))
         return seconds >= 0 ? "in \(text)" : "\(text) ago"
     }
