@@ -54,7 +54,7 @@ public final class URLSessionTransport: HTTPTransport {
         let data: Data
         let urlResponse: URLResponse
         do {
-            (data, urlResponse) = try await session.data(for: urlRequest)
+            (data, urlResponse) = try await perform(urlRequest)
         } catch {
             throw Self.transportError(for: error, target: request.redactedTarget)
         }
@@ -67,6 +67,42 @@ public final class URLSessionTransport: HTTPTransport {
             )
         }
         return (response, data)
+    }
+
+    /// Runs a data task, cancelling it when the calling task is cancelled.
+    ///
+    /// `URLSession.data(for:)` is not used: on Linux, FoundationNetworking's cancellation handler calls
+    /// `URLSessionTask.cancel()` while the Swift task's status lock is held, and `cancel()` waits for the session's
+    /// work queue, whose thread may at that moment be resuming the same task — a lock-order inversion that hangs
+    /// both (swift-corelibs-foundation issue 5412, fixed after the Swift 6.3 toolchains). Here the cancellation
+    /// handler only schedules `cancel()` on another queue and returns.
+    private func perform(_ urlRequest: URLRequest) async throws -> (Data, URLResponse) {
+        let pending = LockedState<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                let cancelled = pending.withLock { state in
+                    state.task = task
+                    return state.cancelled
+                }
+                task.resume()
+                if cancelled { DispatchQueue.global().async { task.cancel() } }
+            }
+        } onCancel: {
+            let task = pending.withLock { state in
+                state.cancelled = true
+                return state.task
+            }
+            if let task { DispatchQueue.global().async { task.cancel() } }
+        }
     }
 
     /// Maps Foundation's URL errors to transport errors that name only the target.

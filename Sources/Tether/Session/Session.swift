@@ -380,8 +380,10 @@ public actor Session {
 
     /// Refreshes now, even if the stored token looks valid: the path for a 401 `invalid_token` answer.
     ///
-    /// When another caller already replaced `rejectedToken`, that newer token is returned without a second
-    /// refresh. Calls made while a refresh is in flight join it.
+    /// When another caller already replaced `rejectedToken` and the newer token is still fresh (outside the
+    /// refresh leeway), it is returned without a second refresh; a newer token that is already stale is refreshed
+    /// like any other, so the one retry after a 401 never goes out with a token about to expire. Calls made while
+    /// a refresh is in flight join it.
     /// - Parameter rejectedToken: The token the resource server rejected; `nil` for the current one.
     /// - Returns: A new access token.
     /// - Throws: See ``validAccessToken(minimumLifetime:)``.
@@ -389,7 +391,7 @@ public actor Session {
         try await loadIfNeeded()
         guard let record else { throw notConnectedError() }
         let rejected = rejectedToken ?? record.tokens.accessToken
-        if let current = record.tokens.accessToken, current != rejected, !isExpired(record.tokens) {
+        if let current = record.tokens.accessToken, current != rejected, dateSource.now < freshUntil {
             return current
         }
         let refreshed = try await refreshed(rejecting: rejected, allowingUnexpired: false)

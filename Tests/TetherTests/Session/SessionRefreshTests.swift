@@ -125,6 +125,23 @@ struct SessionRefreshTests {
         #expect(try harness.issuer.counters().refreshes == 1)
     }
 
+    @Test func forceRefreshDoesNotHandOutAReplacementThatIsAlreadyStale() async throws {
+        let harness = SessionHarness()
+        let stored = try await harness.signIn()
+        let first = try #require(stored.tokens.accessToken)
+        let second = try await harness.session.forceRefresh(rejecting: first)
+        #expect(try harness.issuer.counters().refreshes == 1)
+        // A late 401 for the first token, when the second is inside the leeway but not yet expired: the retry
+        // must not carry the second token, which `validAccessToken()` itself would refresh.
+        let lifetime = try #require(try await harness.session.connection()?.tokens.lifetime)
+        harness.clock.advance(by: lifetime - .seconds(1))
+        let third = try await harness.session.forceRefresh(rejecting: first)
+        #expect(third != second)
+        #expect(try harness.issuer.counters().refreshes == 2)
+        #expect(try await harness.session.validAccessToken() == third)
+        #expect(try harness.issuer.counters().refreshes == 2)
+    }
+
     @Test func cancelledWaiterDoesNotCancelTheSharedRefresh() async throws {
         let harness = SessionHarness()
         try await harness.signIn()
