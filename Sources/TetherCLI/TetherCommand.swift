@@ -35,9 +35,8 @@ struct TetherCommand: AsyncParsableCommand {
             FILES
               $TETHER_HOME   default $XDG_DATA_HOME/tether, else ~/.local/share/tether
               connections.json   each connection's provider, client id, scopes;
-                                 no secrets
-              records/           the encrypted vault: tokens, account, and the
-                                 client secret if there is one
+                                 a client secret only sealed with the vault key
+              records/           the encrypted vault: tokens and account
               vault.key          the vault key, unless TETHER_VAULT_KEY is set
               status.json        the last error of each connection
 

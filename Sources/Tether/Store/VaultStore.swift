@@ -33,7 +33,7 @@ public final class VaultStore: CredentialStore {
 
     private let recordsPath: String
     private let locksPath: String
-    private let key: VaultKey
+    let key: VaultKey
     private let clock: any Clock<Duration>
     private let logger: Logger
     private let writeMutex = AsyncKeyedMutex()

@@ -17,9 +17,9 @@ struct LoginCommand: AsyncParsableCommand {
             OpenID Connect server give --issuer; its discovery document supplies the endpoints, and the endpoint \
             options add or override them (many servers leave the revocation and device endpoints out).
 
-            The connection's settings go to $TETHER_HOME/connections.json; its tokens — and the client secret, if \
-            any — to the encrypted vault. Signing in again to an existing connection replaces its tokens and \
-            keeps its settings unless options change them.
+            The connection's settings go to $TETHER_HOME/connections.json (a client secret only sealed with the \
+            vault key); its tokens to the encrypted vault. `tether login NAME` signs in again to a saved \
+            connection with its settings; options given then replace them.
 
             EXAMPLES
               tether login dev
@@ -47,7 +47,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The client secret of a confidential client; kept in the vault. Prefer TETHER_CLIENT_SECRET: other users can read command lines."
+            "The client secret of a confidential client; kept sealed with the vault key. Prefer TETHER_CLIENT_SECRET: other users can read command lines."
     )
     var clientSecret: String?
 
@@ -61,8 +61,13 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "The connection's name. Default: the preset's name, or the issuer's host.")
     var name: String?
 
-    @Option(help: "The Microsoft tenant: common, organizations, consumers, or a tenant id.")
-    var tenant: String = "common"
+    @Option(
+        name: .customLong("tenant"),
+        help: "The Microsoft tenant: common (default), organizations, consumers, or a tenant id."
+    )
+    var tenantOption: String?
+
+    var tenant: String { tenantOption ?? "common" }
 
     @Option(help: "Supply or override the authorization endpoint.")
     var authorizationEndpoint: String?
@@ -87,22 +92,50 @@ struct LoginCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    static let presets: Set<String> = ["google", "microsoft", "dev", "firebase", "apple"]
+
     func run() async throws {
         let workspace = try Workspace(global)
         let environment = workspace.environment
         let issuer = issuer ?? environment["TETHER_ISSUER"].flatMap { $0.isEmpty ? nil : $0 }
-        guard provider != nil || issuer != nil else {
-            throw CLIFailure(.usage, "Name a provider or give --issuer", fix: "See `tether providers`")
-        }
-        let presetName = provider?.lowercased() ?? "oidc"
-        let name = self.name ?? Self.defaultName(preset: provider, issuer: issuer)
+        // `tether login NAME` signs in again to a saved connection; `tether login PRESET` creates or reuses one.
+        let given = provider?.lowercased()
+        let name = try Workspace.validatedName(self.name ?? provider ?? Self.defaultName(issuer: issuer))
         let existing = try workspace.profiles.profile(named: name)
+        let presetName: String
+        if let given, Self.presets.contains(given) {
+            presetName = given
+        } else if given == nil, issuer != nil {
+            presetName = "oidc"
+        } else if let existing, given == nil || given == existing.name.lowercased() {
+            presetName = existing.preset
+        } else if given == nil {
+            throw CLIFailure(.usage, "Name a provider or give --issuer", fix: "See `tether providers`")
+        } else {
+            throw CLIFailure(
+                .usage,
+                "Unknown provider or connection '\(provider ?? "")'",
+                fix: "Use google, microsoft or dev, or --issuer URL for any other server (see `tether providers`)"
+            )
+        }
+        // A record that cannot be read is never signed over: say so before anyone signs in.
+        do {
+            _ = try await workspace.store.read(ConnectionID(name))
+        } catch {
+            throw CLIFailure.from(error, connection: name)
+        }
         var configuration = try await makeConfiguration(
             preset: presetName,
             issuer: issuer,
-            existing: existing,
+            existing: existing?.preset == presetName ? existing : nil,
             workspace: workspace
         )
+        if let existing, existing.preset == presetName {
+            // Endpoints given by hand last time stay when discovery still leaves them out.
+            configuration.revocationEndpoint = configuration.revocationEndpoint ?? existing.provider.revocationEndpoint
+            configuration.deviceAuthorizationEndpoint =
+                configuration.deviceAuthorizationEndpoint ?? existing.provider.deviceAuthorizationEndpoint
+        }
         try applyEndpointOverrides(&configuration)
         let client = try workspace.client(for: configuration)
         let session = Session(
@@ -112,7 +145,8 @@ struct LoginCommand: AsyncParsableCommand {
             revoker: client,
             logger: workspace.logger
         )
-        let hint = Self.accountHint(await session.restore())
+        // Only the stored record is read: no refresh starts that this short-lived process could cut off.
+        let hint = Self.accountHint(await session.status)
 
         let result: SignInResult
         do {
@@ -127,14 +161,17 @@ struct LoginCommand: AsyncParsableCommand {
         }
         let account =
             result.account ?? Account(providerID: configuration.providerID, subject: name, displayIdentifier: nil)
-        var metadata: [String: String] = [:]
-        if let secret = configuration.clientSecret { metadata[Workspace.clientSecretKey] = secret.revealedValue }
+        let sealedSecret = try configuration.clientSecret.map {
+            try workspace.store.seal($0.revealedValue, context: Workspace.secretContext(name))
+        }
         do {
-            try await session.signIn(account: account, tokens: result.tokens, metadata: metadata)
+            try await session.signIn(account: account, tokens: result.tokens)
         } catch {
             throw CLIFailure.from(error, connection: name)
         }
-        try workspace.profiles.save(Profile(name: name, preset: presetName, provider: configuration))
+        try workspace.profiles.save(
+            Profile(name: name, preset: presetName, provider: configuration, sealedClientSecret: sealedSecret)
+        )
         workspace.statusFile.clear(name)
 
         let shown = account.maskedDisplayIdentifier ?? account.providerID
@@ -158,9 +195,8 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
-    static func defaultName(preset: String?, issuer: String?) -> String {
-        if let preset { return preset.lowercased() }
-        return issuer.flatMap { URL(string: $0)?.host } ?? "default"
+    static func defaultName(issuer: String?) -> String {
+        issuer.flatMap { URL(string: $0)?.host } ?? "default"
     }
 
     static func accountHint(_ status: ConnectionStatus) -> String? {
@@ -181,21 +217,29 @@ struct LoginCommand: AsyncParsableCommand {
         workspace: Workspace
     ) async throws -> ProviderConfiguration {
         let environment = workspace.environment
-        let clientID = self.clientID ?? environment["TETHER_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 }
-        let secret = (self.clientSecret ?? environment["TETHER_CLIENT_SECRET"]).flatMap {
+        let givenClientID = self.clientID ?? environment["TETHER_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 }
+        let givenSecret = (self.clientSecret ?? environment["TETHER_CLIENT_SECRET"]).flatMap {
             $0.isEmpty ? nil : ClientSecret($0)
         }
         let loopback = URL(string: "http://127.0.0.1/callback")
-        // Signing in again to a known connection without new settings keeps the saved ones.
-        if let existing, issuer == nil, clientID == nil, scopes == nil, existing.preset == preset || provider == nil {
+        // Signing in again to a saved connection keeps its settings; options given now replace them.
+        if let existing, issuer == nil, givenClientID == nil || givenClientID == existing.provider.clientID,
+            scopes == nil || scopes == existing.provider.scopes, tenantOption == nil
+        {
             var configuration = existing.provider
-            if let secret { configuration.clientSecret = secret }
-            if configuration.clientSecret == nil, configuration.clientAuthentication != .none {
-                let record = try? await workspace.store.read(ConnectionID(existing.name))
-                configuration.clientSecret = record?.metadata[Workspace.clientSecretKey].map { ClientSecret($0) }
+            if let givenSecret {
+                configuration.clientSecret = givenSecret
+            } else if let sealed = existing.sealedClientSecret {
+                configuration.clientSecret = ClientSecret(try workspace.openSecret(sealed, connection: existing.name))
             }
             return configuration
         }
+        let clientID = givenClientID ?? existing?.provider.clientID
+        let secret =
+            try givenSecret
+            ?? existing?.sealedClientSecret.map {
+                ClientSecret(try workspace.openSecret($0, connection: existing?.name ?? ""))
+            }
         func requireClientID() throws -> String {
             guard let clientID else {
                 throw CLIFailure(
@@ -336,8 +380,10 @@ struct LoginCommand: AsyncParsableCommand {
         if let complete = authorization.verificationURIComplete {
             terminal.err("(or open \(complete.absoluteString), which has the code in it)")
         }
+        // A live countdown only where a line can be redrawn: a terminal that understands escapes.
+        let live = terminal.stderrIsTerminal && terminal.environment["TERM"] != "dumb"
         let countdown: Task<Void, Never>? =
-            terminal.stderrIsTerminal
+            live
             ? Task {
                 while !Task.isCancelled {
                     let left = max(0, Int(authorization.expiresAt.timeIntervalSinceNow))
@@ -348,10 +394,17 @@ struct LoginCommand: AsyncParsableCommand {
         if countdown == nil {
             terminal.err("Waiting for approval (the code expires \(Format.relative(authorization.expiresAt)))…")
         }
-        defer {
-            countdown?.cancel()
-            if countdown != nil { terminal.err("\r\u{1B}[2K", newline: false) }
+        let result: Result<SignInResult, any Error>
+        do {
+            result = .success(try await client.waitForDeviceAuthorization(authorization))
+        } catch {
+            result = .failure(error)
         }
-        return try await client.waitForDeviceAuthorization(authorization)
+        if let countdown {
+            countdown.cancel()
+            await countdown.value
+            terminal.err("\r\u{1B}[2K", newline: false)
+        }
+        return try result.get()
     }
 }

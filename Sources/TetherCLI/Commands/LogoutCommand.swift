@@ -8,8 +8,8 @@ struct LogoutCommand: AsyncParsableCommand {
         abstract: "Sign out: revoke the tokens (best-effort) and delete them.",
         discussion: """
             Revokes the refresh and access tokens at the provider when it has a revocation endpoint (a provider \
-            that cannot be reached does not stop the sign-out), then deletes the connection's record — tokens, \
-            account and client secret — from the vault. The connection's settings stay in connections.json, so \
+            that cannot be reached does not stop the sign-out), then deletes the connection's record — tokens and \
+            account — from the vault. The connection's settings stay in connections.json, so \
             `tether login NAME` signs in again with them; --forget removes them too. Running it twice is fine.
 
             EXAMPLES

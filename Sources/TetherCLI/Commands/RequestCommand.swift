@@ -59,6 +59,13 @@ struct RequestCommand: AsyncParsableCommand {
         else {
             throw CLIFailure(.usage, "'\(urlText)' is not an http or https URL")
         }
+        if scheme == "http", !["127.0.0.1", "localhost", "::1", "[::1]"].contains(url.host ?? "") {
+            throw CLIFailure(
+                .usage,
+                "tether sends tokens over plain http only to this machine (127.0.0.1, localhost, ::1)",
+                fix: "Use https://\(url.host ?? "")…"
+            )
+        }
         let name = try workspace.resolveName(connection)
         let profile = try workspace.profile(named: name)
         let (session, _) = try await workspace.session(for: profile)
@@ -86,7 +93,6 @@ struct RequestCommand: AsyncParsableCommand {
             request.headerFields[.contentType] = isJSON ? "application/json" : "application/x-www-form-urlencoded"
         }
         let client = AuthorizedClient(session: session, transport: workspace.transport, logger: workspace.logger)
-        _ = await session.restore()
         do {
             let (response, responseBody) = try await client.send(request, body: body)
             workspace.statusFile.clear(name)

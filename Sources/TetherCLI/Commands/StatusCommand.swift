@@ -8,7 +8,7 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show every connection: provider, account, state, expiry, last refresh, last error.",
         discussion: """
-            Reads the vault; nothing is sent to a provider unless --check is given, which refreshes expired \
+            Reads the vault; nothing is sent to a provider unless --check is given, which refreshes stale \
             tokens the way `tether token` would and so shows whether each grant still stands.
 
             States: connected, refreshing, offline, storage-unavailable, needs-sign-in, not-connected, \
@@ -97,7 +97,10 @@ struct StatusCommand: AsyncParsableCommand {
                 detail: failure.fix
             )
         }
-        var status = await session.restore()
+        // Reading the record is enough for the status; `restore()` could start a refresh that this short-lived
+        // process would cut off.
+        _ = try? await session.connection()
+        var status = await session.status
         var lastError = lastError
         if check, status.isConnected {
             do {

@@ -39,7 +39,6 @@ struct TokenCommand: AsyncParsableCommand {
         let (session, _) = try await workspace.session(for: profile)
         let token: AccessToken
         do {
-            _ = await session.restore()
             if forceRefresh {
                 token = try await session.forceRefresh(rejecting: try await session.connection()?.tokens.accessToken)
             } else if let minimumLifetime {

@@ -64,6 +64,7 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 if let store = error.cause as? CredentialStoreError { return from(store, connection: connection) }
                 return CLIFailure(.failure, strip(error.message), fix: "Check TETHER_HOME and its permissions")
             case .misconfigured:
+                if let store = error.cause as? CredentialStoreError { return from(store, connection: connection) }
                 return CLIFailure(
                     .configuration,
                     strip(error.message),
@@ -89,9 +90,21 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 )
             case .unavailable:
                 return CLIFailure(.failure, strip(error.message), fix: "Try again once the store can be read")
+            case .invalidConfiguration:
+                return CLIFailure(
+                    .configuration,
+                    strip(error.message),
+                    fix: "Check TETHER_VAULT_KEY (the base64 encoding of 32 bytes) and TETHER_HOME"
+                )
             default:
                 return CLIFailure(.failure, strip(error.message), fix: "Check TETHER_HOME and its permissions")
             }
+        case let error as ProviderConfigurationError where error == .missingClientSecret:
+            return CLIFailure(
+                .configuration,
+                strip(error.message),
+                fix: "Pass --client-secret to `tether login \(name)`, or set TETHER_CLIENT_SECRET"
+            )
         case let error as ProviderConfigurationError:
             return CLIFailure(
                 .configuration,
@@ -119,6 +132,9 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 return CLIFailure(.needsSignIn, strip(error.message), fix: login)
             case AuthorizedClientError.transport:
                 return CLIFailure(.unavailable, strip(error.message))
+            case AuthorizedClientError.server where [429, 502, 503, 504].contains(error.httpStatus ?? 0):
+                let server = error.serverMessage.map { " (\($0))" } ?? ""
+                return CLIFailure(.unavailable, strip(error.message) + server, fix: "Try again later")
             default:
                 let server = error.serverMessage.map { " (\($0))" } ?? ""
                 return CLIFailure(.failure, strip(error.message) + server)

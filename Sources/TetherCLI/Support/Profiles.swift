@@ -2,8 +2,8 @@ import Foundation
 import Tether
 import TetherOAuth
 
-/// One connection's settings: which provider, which client, which scopes. No secrets: tokens live in the vault,
-/// and so does a client secret (in the connection's encrypted record).
+/// One connection's settings: which provider, which client, which scopes. No readable secret: tokens live in the
+/// vault, and a confidential client's secret is kept sealed with the vault's key.
 struct Profile: Sendable, Codable {
     /// The connection's name (`--name`), also its record's name in the vault.
     var name: String
@@ -12,6 +12,8 @@ struct Profile: Sendable, Codable {
     /// The provider configuration, as `ProviderConfiguration` encodes it (RFC 8414 key names), without the client
     /// secret.
     var provider: ProviderConfiguration
+    /// A confidential client's secret, sealed with the vault key (AES-GCM, bound to the connection's name).
+    var sealedClientSecret: String?
 }
 
 /// `$TETHER_HOME/connections.json`: the profiles, written atomically, readable by people.
@@ -29,8 +31,10 @@ struct ProfileFile: Sendable {
     static let format = 1
 
     let url: URL
+    let home: URL
 
     init(home: URL) {
+        self.home = home
         url = home.appendingPathComponent(Self.fileName)
     }
 
@@ -78,18 +82,22 @@ struct ProfileFile: Sendable {
 
     /// Adds or replaces a profile.
     func save(_ profile: Profile) throws {
-        var profiles = try load().filter { $0.name != profile.name }
-        var stored = profile
-        stored.provider.clientSecret = nil
-        profiles.append(stored)
-        try write(profiles)
+        try FileLock.withLock(home: home, name: "connections.json.lock") {
+            var profiles = try load().filter { $0.name != profile.name }
+            var stored = profile
+            stored.provider.clientSecret = nil
+            profiles.append(stored)
+            try write(profiles)
+        }
     }
 
     /// Removes a profile; nothing when it does not exist.
     func remove(named name: String) throws {
-        let profiles = try load()
-        guard profiles.contains(where: { $0.name == name }) else { return }
-        try write(profiles.filter { $0.name != name })
+        try FileLock.withLock(home: home, name: "connections.json.lock") {
+            let profiles = try load()
+            guard profiles.contains(where: { $0.name == name }) else { return }
+            try write(profiles.filter { $0.name != name })
+        }
     }
 
     private func write(_ profiles: [Profile]) throws {

@@ -111,3 +111,18 @@ enum Format {
         return length
     }
 }
+
+/// Serializes read-modify-write of a small file across processes with an `flock` on a lock file beside the vault's
+/// own locks. Without a lock file (an unwritable folder), the change is made anyway; the file itself is always
+/// replaced atomically.
+enum FileLock {
+    static func withLock<T>(home: URL, name: String, _ body: () throws -> T) rethrows -> T {
+        let path = home.appendingPathComponent("locks").appendingPathComponent(name).path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return try body() }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+}

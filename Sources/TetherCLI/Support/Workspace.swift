@@ -17,9 +17,6 @@ struct GlobalOptions: ParsableArguments {
 
 /// What a command works with: the folder (`TETHER_HOME`), the vault, the profiles, the transport and the logger.
 struct Workspace: Sendable {
-    /// The record metadata key that holds a confidential client's secret, inside the encrypted record.
-    static let clientSecretKey = "tether.client-secret"
-
     let environment: [String: String]
     let home: URL
     let store: VaultStore
@@ -53,10 +50,43 @@ struct Workspace: Sendable {
         return logger
     }
 
+    /// The longest connection name: the vault turns names into file names.
+    static let maximumNameLength = 172
+
+    /// A connection name that the vault can store: 1 to 172 bytes of UTF-8, no control characters.
+    static func validatedName(_ name: String) throws -> String {
+        guard !name.isEmpty, name.utf8.count <= maximumNameLength,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw CLIFailure(
+                .usage,
+                "'\(name.prefix(40))' is not a usable connection name",
+                fix: "Use 1 to \(maximumNameLength) bytes without control characters, such as `calendar` or `work`"
+            )
+        }
+        return name
+    }
+
+    /// The associated data a client secret is sealed with.
+    static func secretContext(_ name: String) -> String { "tether.client-secret:\(name)" }
+
+    /// Opens a sealed client secret from connections.json.
+    func openSecret(_ sealed: String, connection name: String) throws -> String {
+        do {
+            return try store.open(sealed: sealed, context: Self.secretContext(name))
+        } catch {
+            throw CLIFailure(
+                .configuration,
+                "The client secret of '\(name)' in connections.json does not open with this vault key",
+                fix: "Set TETHER_VAULT_KEY to the key it was sealed with, or sign in again with --client-secret"
+            )
+        }
+    }
+
     /// The connection a command is about: the one named, else `TETHER_CONNECTION`, else the only one there is.
     func resolveName(_ given: String?) throws -> String {
-        if let given, !given.isEmpty { return given }
-        if let named = environment["TETHER_CONNECTION"], !named.isEmpty { return named }
+        if let given { return try Self.validatedName(given) }
+        if let named = environment["TETHER_CONNECTION"], !named.isEmpty { return try Self.validatedName(named) }
         let names = try profiles.load().map(\.name)
         switch names.count {
         case 0:
@@ -106,19 +136,17 @@ struct Workspace: Sendable {
         }
     }
 
-    /// The session of a connection, with the client secret (if any) taken from its encrypted record.
+    /// The session of a connection, with its client secret (if any) unsealed. A record that cannot be read stops
+    /// here with a clear error, and is left as it is.
     func session(for profile: Profile) async throws -> (Session, OAuthClient) {
         var configuration = profile.provider
-        let record: Connection?
         do {
-            record = try await store.read(ConnectionID(profile.name))
+            _ = try await store.read(ConnectionID(profile.name))
         } catch {
             throw CLIFailure.from(error, connection: profile.name)
         }
-        if let secret = record?.metadata[Self.clientSecretKey] { configuration.clientSecret = ClientSecret(secret) }
-        if configuration.clientAuthentication != .none, configuration.clientSecret == nil, record == nil {
-            // Signed out: the secret went with the record, and none is needed to say "not connected".
-            configuration.clientAuthentication = .none
+        if let sealed = profile.sealedClientSecret {
+            configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
         }
         let client = try self.client(for: configuration)
         let session = Session(
@@ -136,8 +164,10 @@ struct Workspace: Sendable {
 /// which never contain a secret.
 struct StatusFile: Sendable {
     let url: URL
+    let home: URL
 
     init(home: URL) {
+        self.home = home
         url = home.appendingPathComponent("status.json")
     }
 
@@ -155,16 +185,22 @@ struct StatusFile: Sendable {
 
     /// Records a failure of a connection.
     func record(_ message: String, for name: String) {
-        var entries = load()
-        entries[name] = Entry(lastError: message, at: Date())
-        write(entries)
+        FileLock.withLock(home: home, name: "status.json.lock") {
+            var entries = load()
+            entries[name] = Entry(lastError: message, at: Date())
+            write(entries)
+        }
     }
 
     /// Forgets the last error of a connection after a success; writes nothing when there was none.
     func clear(_ name: String) {
-        var entries = load()
-        guard entries.removeValue(forKey: name) != nil else { return }
-        write(entries)
+        // Most successes have nothing to clear: look before taking the lock.
+        guard load()[name] != nil else { return }
+        FileLock.withLock(home: home, name: "status.json.lock") {
+            var entries = load()
+            guard entries.removeValue(forKey: name) != nil else { return }
+            write(entries)
+        }
     }
 
     private func write(_ entries: [String: Entry]) {

@@ -90,6 +90,8 @@ enum BrowserCommand {
         process.arguments = arguments(command, url: url)
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
+        // What a browser prints ("Opening in existing browser session.") must not mix with the program's output.
+        process.standardOutput = FileHandle.standardError
         // Foundation reaps the child; the handler only records how it ended.
         process.terminationHandler = { process in
             logger.debug(

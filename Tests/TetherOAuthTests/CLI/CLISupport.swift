@@ -133,6 +133,10 @@ struct CLI: Sendable {
                 if let line = standardError.split(separator: "\n").map(String.init).first(where: predicate) {
                     return line
                 }
+                if !process.isRunning {
+                    readers.wait()
+                    throw CLIFailure("`tether` exited \(process.terminationStatus): \(standardError)")
+                }
                 try await Task.sleep(for: .milliseconds(50))
             }
             kill()
@@ -172,7 +176,12 @@ struct CLI: Sendable {
 
     /// Signs in with `tether login dev --device`, approving the code at the provider's verification page.
     func loginWithDeviceCode(name: String = "dev") async throws -> Result {
-        let running = try launch(["login", "dev", "--issuer", issuer, "--device", "--name", name])
+        try await loginWithDeviceCode(["login", "dev", "--issuer", issuer, "--device", "--name", name])
+    }
+
+    /// Runs a `tether login … --device` command line, approving its code at the verification page.
+    func loginWithDeviceCode(_ arguments: [String]) async throws -> Result {
+        let running = try launch(arguments)
         let codeLine = try await running.waitForErrorLine(timeout: .seconds(30)) { $0.contains("enter the code") }
         let code = try #require(codeLine.split(separator: " ").last.map(String.init))
         // What a person does: open the verification page with the code, sign in, allow.

@@ -109,6 +109,12 @@ struct CLITests {
         let rows = try await cli.status()
         #expect(rows.first?["state"] as? String == "storage-unavailable")
         #expect(try Data(contentsOf: file) == bytes, "status changed the vault file")
+        let relogin = try await cli.run(["login", "dev", "--device"])
+        #expect(relogin.status == 1, "signing in over a damaged record must stop before the sign-in")
+        #expect(try Data(contentsOf: file) == bytes, "login changed the vault file")
+        // Only an explicit logout removes it.
+        #expect(try await cli.run(["logout"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
     @Test func requestRefreshesOnceAndRetriesOnceAfterA401() async throws {
@@ -165,6 +171,71 @@ struct CLITests {
         #expect(
             Set((presets ?? []).compactMap { $0["name"] as? String }).isSuperset(of: ["google", "microsoft", "dev"])
         )
+    }
+
+    @Test func statusReadsTheVaultWithoutAskingTheProvider() async throws {
+        let cli = try await CLI.start(DevProvider.Configuration(accessTokenLifetime: .seconds(2)))
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        try await Task.sleep(for: .seconds(2))
+        let before = await cli.provider.admin.counters()
+        let rows = try await cli.status()
+        #expect(rows.first?["state"] as? String == "connected")
+        #expect(await cli.provider.admin.counters().requests(to: .token) == before.requests(to: .token))
+        // --check asks the provider, which refreshes the stale token.
+        let checked = try await cli.run(["status", "--check", "--json"])
+        #expect(checked.status == 0)
+        #expect(await cli.provider.admin.counters()[.refreshes] - before[.refreshes] == 1)
+    }
+
+    @Test func signingInAgainReusesTheSavedSettingsAndTheSealedClientSecret() async throws {
+        let secret = "s3cret-\(UUID().uuidString)"
+        var configuration = DevProvider.Configuration(accessTokenLifetime: .seconds(2))
+        configuration.clients.append(
+            DevProvider.ClientRegistration(
+                id: "tether-confidential",
+                secret: secret,
+                redirectURIs: ["http://127.0.0.1/callback"]
+            )
+        )
+        let cli = try await CLI.start(configuration)
+        defer { Task { await cli.stop() } }
+        // The secret comes from the environment, as the help recommends (command lines are visible to others).
+        let first = try await cli.with(["TETHER_CLIENT_SECRET": secret]).loginWithDeviceCode([
+            "login", "--issuer", cli.issuer, "--client-id", "tether-confidential", "--name", "work", "--device",
+            "--json",
+        ])
+        #expect(first.status == 0, "\(first.stderr)")
+        // --json: the connection alone on standard output, progress on standard error.
+        let object = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [[String: Any]]
+        #expect(object?.first?["name"] as? String == "work")
+        let settings = try String(contentsOf: cli.home.appendingPathComponent("connections.json"), encoding: .utf8)
+        #expect(settings.contains("tether-confidential"))
+        #expect(!settings.contains(secret), "the client secret is readable in connections.json")
+        #expect(settings.contains("sealedClientSecret"))
+
+        #expect(try await cli.run(["logout", "work"]).status == 0)
+        // `tether login NAME` signs in again with the saved issuer, client id and (sealed) secret.
+        let again = try await cli.loginWithDeviceCode(["login", "work", "--device"])
+        #expect(again.status == 0, "\(again.stderr)")
+        try await Task.sleep(for: .seconds(2))
+        let token = try await cli.run(["token", "work"])
+        #expect(token.status == 0, "the refresh with the sealed secret failed: \(token.stderr)")
+        #expect(await cli.provider.admin.counters()[.refreshes] >= 1)
+        let statusFile = cli.home.appendingPathComponent("status.json")
+        let lastErrors = (try? String(contentsOf: statusFile, encoding: .utf8)) ?? ""
+        #expect(!lastErrors.contains(secret))
+    }
+
+    @Test func unusableNamesAndPlainHTTPToOtherHostsAreUsageErrors() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.run(["login", "dev", "--name", ""]).status == 2)
+        #expect(try await cli.run(["logout", String(repeating: "x", count: 201)]).status == 2)
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let plain = try await cli.run(["request", "http://example.com/api"])
+        #expect(plain.status == 2)
+        #expect(plain.stderr.contains("plain http"))
     }
 
     @Test func demoExitsZero() async throws {

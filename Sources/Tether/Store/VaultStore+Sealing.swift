@@ -1,0 +1,36 @@
+import Crypto
+import Foundation
+
+extension VaultStore {
+    /// Seals a small secret that belongs beside the vault's records (a command-line tool's client secret) with the
+    /// vault's key: AES-GCM, with `context` as associated data so that a sealed value cannot be moved to another
+    /// name. The result is base64 text, safe to keep in a plain settings file.
+    /// - Parameters:
+    ///   - secret: The secret.
+    ///   - context: What the secret belongs to, such as `client-secret:calendar`.
+    /// - Returns: `base64(nonce ‖ ciphertext ‖ tag)`.
+    package func seal(_ secret: String, context: String) throws -> String {
+        do {
+            let box = try AES.GCM.seal(Data(secret.utf8), using: key.symmetricKey, authenticating: Data(context.utf8))
+            guard let combined = box.combined else { throw CredentialStoreError.io }
+            return combined.base64EncodedString()
+        } catch {
+            throw CredentialStoreError.io.with(message: "Could not seal a secret with the vault key", cause: error)
+        }
+    }
+
+    /// Opens what ``seal(_:context:)`` produced.
+    /// - Throws: ``CredentialStoreError/wrongKey`` when the key or the context does not match (or the text was
+    ///   changed), ``CredentialStoreError/corrupted`` when it is not a sealed value at all.
+    package func open(sealed text: String, context: String) throws -> String {
+        guard let data = Data(base64Encoded: text), let box = try? AES.GCM.SealedBox(combined: data) else {
+            throw CredentialStoreError.corrupted.with(message: "A sealed secret is not in the sealed format")
+        }
+        guard let plain = try? AES.GCM.open(box, using: key.symmetricKey, authenticating: Data(context.utf8)) else {
+            throw CredentialStoreError.wrongKey.with(
+                message: "A sealed secret does not open with this vault key (another key, or it was changed)"
+            )
+        }
+        return String(decoding: plain, as: UTF8.self)
+    }
+}
