@@ -91,9 +91,13 @@ def main(argv):
                 raise SystemExit("benchmark-cli: login ended before showing a code")
             if "enter the code" in line:
                 code = line.split()[-1]
-        approve_device_code(issuer, code)
-        if login.wait(timeout=60) != 0:
-            raise SystemExit("benchmark-cli: login failed")
+        try:
+            approve_device_code(issuer, code)
+            if login.wait(timeout=60) != 0:
+                raise SystemExit("benchmark-cli: login failed")
+        finally:
+            if login.poll() is None:
+                login.kill()
 
         def token():
             return subprocess.run([tether, "token"], capture_output=True, text=True, env=environment, check=True)

@@ -316,8 +316,11 @@ struct LoginCommand: AsyncParsableCommand {
             }
             return configuration
         } catch {
-            // A server without discovery still works when the endpoints are given.
-            guard let tokenEndpoint = tokenEndpoint.flatMap(URL.init(string:)) else {
+            // A server without discovery still works when the endpoints are given; an outage is not a missing
+            // document, so it is reported as it is.
+            guard let tokenEndpoint = tokenEndpoint.flatMap(URL.init(string:)),
+                CLIFailure.from(error).status != .unavailable
+            else {
                 let failure = CLIFailure.from(error)
                 let fix =
                     preset == "dev"

@@ -22,9 +22,14 @@ struct CLI: Sendable {
 
     /// The executable, beside the test bundle in `.build/<triple>/debug/`.
     static func executable() throws -> URL {
-        let testBinary =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let url = URL(fileURLWithPath: testBinary).deletingLastPathComponent().appendingPathComponent("tether")
+        // Linux: the test binary's folder. macOS: the folder of the `.xctest` bundle (argv[0] is the runner there).
+        let productsFolder =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map {
+                URL(fileURLWithPath: $0).deletingLastPathComponent()
+            }
+            ?? Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL.deletingLastPathComponent()
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let url = productsFolder.appendingPathComponent("tether")
         guard FileManager.default.isExecutableFile(atPath: url.path) else { throw Missing(path: url.path) }
         return url
     }
@@ -189,6 +194,23 @@ struct CLI: Sendable {
         let (_, answer) = try await FormBrowser().submit(page, extraFields: ["user_code": code])
         #expect(answer.contains("Device connected"), "the verification page answered: \(answer.prefix(300))")
         return try await running.finish(timeout: .seconds(30))
+    }
+
+    /// Runs a shell command line on a pseudo-terminal (`script -q -c … /dev/null`) and returns what it printed.
+    func runScript(_ commandLine: String) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-q", "-e", "-c", commandLine, "/dev/null"]
+        process.environment = environment
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let unused = Pipe()
+        try unused.fileHandleForWriting.close()
+        let running = Running(process: process, stdout: stdout, stderr: unused)
+        return try await running.finish(timeout: .seconds(30)).stdout
     }
 
     /// `tether status --json`, decoded.

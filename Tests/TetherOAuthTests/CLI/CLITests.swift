@@ -238,6 +238,23 @@ struct CLITests {
         #expect(plain.stderr.contains("plain http"))
     }
 
+    /// `script` (util-linux) runs a command on a pseudo-terminal.
+    static let hasScript = FileManager.default.isExecutableFile(atPath: "/usr/bin/script")
+
+    @Test(.enabled(if: hasScript, "Needs /usr/bin/script for a pseudo-terminal"))
+    func colourOnlyOnATerminalAndNeverWithNO_COLOR() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        let command = "'\(try CLI.executable().path)' providers"
+        let onTerminal = try await cli.with(["TERM": "xterm"]).runScript(command)
+        #expect(onTerminal.contains("\u{1B}[1m"), "no colour on a terminal: \(onTerminal.prefix(200))")
+        let noColor = try await cli.with(["TERM": "xterm", "NO_COLOR": "1"]).runScript(command)
+        #expect(!noColor.contains("\u{1B}["), "colour despite NO_COLOR")
+        #expect(noColor.contains("google"))
+        let piped = try await cli.run(["providers"])
+        #expect(!piped.stdout.contains("\u{1B}["), "colour without a terminal")
+    }
+
     @Test func demoExitsZero() async throws {
         let cli = try await CLI.start()
         defer { Task { await cli.stop() } }
