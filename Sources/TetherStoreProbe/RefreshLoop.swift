@@ -46,10 +46,10 @@ func refreshLoop(_ arguments: [String]) async -> Int32 {
             try await Task.sleep(for: .milliseconds(5))
         }
         guard let last, try issuer.accepts(last) else {
-            print("failed \(calls) \(failures)")
+            probeSay("failed \(calls) \(failures)")
             return 1
         }
-        print("ok \(calls) \(failures)")
+        probeSay("ok \(calls) \(failures)")
         return 0
     } catch {
         FileHandle.standardError.write(Data("refresh-loop: \(error)\n".utf8))
