@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 
 #if canImport(Glibc)
 import Glibc

@@ -180,7 +180,6 @@ struct LoginCommand: AsyncParsableCommand {
                 [
                     StatusRow.make(
                         name: name,
-                        profile: nil,
                         status: await session.status,
                         record: try? await session.connection(),
                         lastError: nil,

@@ -68,7 +68,7 @@ struct LogoutCommand: AsyncParsableCommand {
             // A damaged record cannot be revoked, but it can be deleted: that is what logout is for.
             let session: Session
             do {
-                session = try await workspace.session(for: profile).0
+                session = try await workspace.session(for: profile)
                 try await session.signOut()
             } catch let failure as CLIFailure where failure.status == .failure {
                 try await workspace.store.delete(id)

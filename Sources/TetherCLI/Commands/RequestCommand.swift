@@ -68,7 +68,7 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let name = try workspace.resolveName(connection)
         let profile = try workspace.profile(named: name)
-        let (session, _) = try await workspace.session(for: profile)
+        let session = try await workspace.session(for: profile)
         let body = try readBody()
         let methodName = (method ?? (body == nil ? "GET" : "POST")).uppercased()
         guard let method = HTTPRequest.Method(methodName) else {

@@ -37,7 +37,9 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let workspace = try Workspace(global)
-        var names = Set(try workspace.profiles.load().map(\.name))
+        // connections.json is read once for all rows.
+        let profiles = Dictionary(try workspace.profiles.load().map { ($0.name, $0) }) { first, _ in first }
+        var names = Set(profiles.keys)
         // Records without settings (written by an app through the library) are shown too.
         if let stored = try? await workspace.store.list() { names.formUnion(stored.map(\.rawValue)) }
         if let connection {
@@ -53,7 +55,7 @@ struct StatusCommand: AsyncParsableCommand {
         let errors = workspace.statusFile.load()
         var rows: [StatusRow] = []
         for name in names.sorted() {
-            rows.append(await row(name, workspace: workspace, lastError: errors[name]))
+            rows.append(await row(name, profile: profiles[name], workspace: workspace, lastError: errors[name]))
         }
         if json {
             try Self.printJSON(rows, workspace.terminal)
@@ -69,12 +71,11 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    func row(_ name: String, workspace: Workspace, lastError: StatusFile.Entry?) async -> StatusRow {
-        guard let profile = try? workspace.profiles.profile(named: name) else {
+    func row(_ name: String, profile: Profile?, workspace: Workspace, lastError: StatusFile.Entry?) async -> StatusRow {
+        guard let profile else {
             let record = try? await workspace.store.read(ConnectionID(name))
             return StatusRow.make(
                 name: name,
-                profile: nil,
                 status: .misconfigured(problem: "no settings in connections.json; sign in again with tether login"),
                 record: record,
                 lastError: lastError,
@@ -83,7 +84,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let session: Session
         do {
-            session = try await workspace.session(for: profile).0
+            session = try await workspace.session(for: profile)
         } catch {
             let failure = CLIFailure.from(error, connection: name)
             return StatusRow(
@@ -116,7 +117,6 @@ struct StatusCommand: AsyncParsableCommand {
         }
         return StatusRow.make(
             name: name,
-            profile: profile,
             status: status,
             record: try? await session.connection(),
             lastError: lastError,
@@ -144,7 +144,6 @@ struct StatusRow: Encodable {
 
     static func make(
         name: String,
-        profile: Profile?,
         status: ConnectionStatus,
         record: Connection?,
         lastError: StatusFile.Entry?,

@@ -36,7 +36,7 @@ struct TokenCommand: AsyncParsableCommand {
         let workspace = try Workspace(global)
         let name = try workspace.resolveName(connection)
         let profile = try workspace.profile(named: name)
-        let (session, _) = try await workspace.session(for: profile)
+        let session = try await workspace.session(for: profile)
         let token: AccessToken
         do {
             if forceRefresh {

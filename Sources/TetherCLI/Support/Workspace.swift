@@ -138,7 +138,7 @@ struct Workspace: Sendable {
 
     /// The session of a connection, with its client secret (if any) unsealed. A record that cannot be read stops
     /// here with a clear error, and is left as it is.
-    func session(for profile: Profile) async throws -> (Session, OAuthClient) {
+    func session(for profile: Profile) async throws -> Session {
         var configuration = profile.provider
         do {
             _ = try await store.read(ConnectionID(profile.name))
@@ -156,7 +156,7 @@ struct Workspace: Sendable {
             revoker: client,
             logger: logger
         )
-        return (session, client)
+        return session
     }
 }
 
