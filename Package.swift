@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "TetherDevProvider", targets: ["TetherDevProvider"]),
         .library(name: "TetherServer", targets: ["TetherServer"]),
         .library(name: "TetherHummingbird", targets: ["TetherHummingbird"]),
+        .library(name: "TetherCalendar", targets: ["TetherCalendar"]),
         .executable(name: "tether", targets: ["TetherCLI"]),
     ],
     dependencies: [
@@ -237,6 +238,29 @@ let package = Package(
                 "TetherTesting",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Calendar connections
+        .target(
+            name: "TetherCalendar",
+            dependencies: [
+                "Tether",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherCalendarTests",
+            dependencies: [
+                "Tether",
+                "TetherCalendar",
+                "TetherOAuth",
+                "TetherTesting",
+                "TetherURLSession",
+                "TetherDevProvider",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],

@@ -1,0 +1,350 @@
+public import Foundation
+public import Logging
+public import Tether
+
+/// Several calendar sources at once — Google and Microsoft accounts, the device's calendar — each with its own
+/// status, none ever hiding another.
+///
+/// ```swift
+/// let connections = CalendarConnections(
+///     sources: [googleClient, graphClient],
+///     fallbacks: ["personal-google": [appleCalendar]],
+///     cache: try CalendarCache(vault: vault)
+/// )
+/// let cached = await connections.loadCached(window: week)   // at launch, no network: stale events at once
+/// let result = await connections.fetch(window: week)        // every source concurrently
+/// for report in result.sources { print(report.source, report.status, report.served) }
+/// ```
+///
+/// ## Fetching
+/// ``fetch(window:)`` syncs every source concurrently from its last state. A source that fails is reported —
+/// its error, since when, its last successful sync — and never affects the others. Its events are then served,
+/// marked stale, from:
+/// 1. a stand-in (``init(sources:fallbacks:cache:timeZone:dateSource:logger:)``'s `fallbacks`) when the source
+///    needs the user (sign-in, permission, configuration) or has nothing cached;
+/// 2. otherwise its own cache, as of its last successful sync;
+/// 3. otherwise a stand-in, or nothing.
+///
+/// Every report says which source served. Malformed events are skipped and listed per source.
+///
+/// ## Status
+/// Each source's ``CalendarSourceStatus`` is derived from its sign-in or permission and its last fetch (see
+/// ``CalendarSourceStatus/derive(access:lastError:failingSince:)``); ``statuses()`` reads them without network.
+///
+/// ## Cache
+/// With a ``CalendarCache``, each successful sync stores the source's events, cursors, selected calendars and
+/// the time; ``loadCached(window:)`` shows them at launch before any network.
+public actor CalendarConnections {
+    private let sources: [any CalendarSource]
+    private let fallbacks: [CalendarSourceID: [any CalendarSource]]
+    private let cache: CalendarCache?
+    private let timeZone: TimeZone
+    private let dateSource: DateSource
+    private let logger: Logger
+    private var memory: [CalendarSourceID: Memory] = [:]
+
+    /// What the connections remember of one source.
+    private struct Memory {
+        var entry: CalendarCache.Entry?
+        var isCacheRead = false
+        var cacheError: CalendarCacheError?
+        var lastError: CalendarError?
+        var failingSince: Date?
+        var selected: Set<String>??
+    }
+
+    /// What one sync attempt gave.
+    private struct Attempt: Sendable {
+        var outcome: CalendarSyncOutcome?
+        var error: CalendarError?
+    }
+
+    /// Creates the connections.
+    /// - Parameters:
+    ///   - sources: The sources, in the order reports list them; their identifiers must differ.
+    ///   - fallbacks: For a source, the sources that may stand in for it, in order of preference. A stand-in
+    ///     is synced only when needed.
+    ///   - cache: Where each source's last good state is kept; `nil` for none.
+    ///   - timeZone: Where all-day events are placed when selecting a window (the user's zone).
+    ///   - dateSource: The wall clock for last-sync and failing-since times.
+    ///   - logger: Receives one debug line per source and fetch: its name, kind, status and counts — never an
+    ///     event.
+    public init(
+        sources: [any CalendarSource],
+        fallbacks: [CalendarSourceID: [any CalendarSource]] = [:],
+        cache: CalendarCache? = nil,
+        timeZone: TimeZone = .current,
+        dateSource: DateSource = .system,
+        logger: Logger = .current
+    ) {
+        self.sources = sources
+        self.fallbacks = fallbacks
+        self.cache = cache
+        self.timeZone = timeZone
+        self.dateSource = dateSource
+        self.logger = logger
+    }
+
+    /// The identifiers of the sources, in order.
+    public nonisolated var sourceIDs: [CalendarSourceID] { sources.map(\.id) }
+
+    /// Chooses the calendars a source reads; `nil` returns to the source's default. Kept in the cache with the
+    /// next successful sync.
+    /// - Parameters:
+    ///   - calendars: The calendar identifiers.
+    ///   - source: The source.
+    public func select(calendars: Set<String>?, for source: CalendarSourceID) {
+        memory[source, default: Memory()].selected = .some(calendars)
+    }
+
+    /// The calendars a source reads: the chosen ones, or `nil` for its default.
+    /// - Parameter source: The source.
+    /// - Returns: The chosen calendars.
+    public func selectedCalendars(for source: CalendarSourceID) -> Set<String>? {
+        readCacheIfNeeded(source)
+        return selection(source)
+    }
+
+    /// The status of every source, without network: the sign-in or permission and the last fetch.
+    /// - Returns: The statuses, in the order of the sources.
+    public func statuses() async -> [(source: CalendarSourceID, status: CalendarSourceStatus)] {
+        var result: [(CalendarSourceID, CalendarSourceStatus)] = []
+        for source in sources {
+            let remembered = memory[source.id]
+            let status = CalendarSourceStatus.derive(
+                access: await source.accessStatus(),
+                lastError: remembered?.lastError,
+                failingSince: remembered?.failingSince
+            )
+            result.append((source.id, status))
+        }
+        return result
+    }
+
+    /// Shows what the cache holds, without network: each source's last good events, marked stale, with the
+    /// time of its last successful sync. Call it at launch, then ``fetch(window:)``.
+    /// - Parameter window: The events wanted.
+    /// - Returns: The cached events and a report per source.
+    public func loadCached(window: DateInterval) async -> CalendarFetchResult {
+        var reports: [CalendarSourceReport] = []
+        var events: [CalendarEvent] = []
+        for source in sources {
+            readCacheIfNeeded(source.id)
+            let remembered = memory[source.id] ?? Memory()
+            let cached = remembered.entry?.state.events(in: window, timeZone: timeZone) ?? []
+            events += cached
+            reports.append(
+                CalendarSourceReport(
+                    source: source.id,
+                    kind: source.kind,
+                    status: CalendarSourceStatus.derive(
+                        access: await source.accessStatus(),
+                        lastError: remembered.lastError,
+                        failingSince: remembered.failingSince
+                    ),
+                    served: remembered.entry == nil ? .nothing : .cache,
+                    eventCount: cached.count,
+                    error: remembered.lastError,
+                    failingSince: remembered.failingSince,
+                    lastSuccessfulSync: remembered.entry?.lastSuccessfulSync,
+                    skipped: [],
+                    modes: [:],
+                    cacheError: remembered.cacheError
+                )
+            )
+        }
+        return CalendarFetchResult(sources: reports, events: CalendarEvent.sorted(events, in: timeZone), window: window)
+    }
+
+    /// Syncs every source concurrently and reports, per source, what loaded, what did not, why and since when.
+    /// It never throws: failures are in the reports.
+    /// - Parameter window: The events wanted.
+    /// - Returns: The events served and a report per source.
+    public func fetch(window: DateInterval) async -> CalendarFetchResult {
+        let attempts = await syncAll(sources, window: window)
+        var reports: [CalendarSourceReport] = []
+        for source in sources {
+            reports.append(await record(source, attempts[source.id] ?? Attempt(), window: window))
+        }
+        // Stand-ins for the sources that did not load.
+        let primaryIDs = Set(sources.map(\.id))
+        var standIns: [CalendarSourceID: any CalendarSource] = [:]
+        for report in reports where report.served != .fresh {
+            for candidate in fallbacks[report.source] ?? [] where !primaryIDs.contains(candidate.id) {
+                standIns[candidate.id] = candidate
+            }
+        }
+        var standInAttempts: [CalendarSourceID: Attempt] = [:]
+        if !standIns.isEmpty {
+            standInAttempts = await syncAll(Array(standIns.values), window: window)
+            for (id, attempt) in standInAttempts {
+                if let standIn = standIns[id] { _ = await record(standIn, attempt, window: window) }
+            }
+        }
+        var events: [CalendarEvent] = []
+        var served: Set<CalendarSourceID> = []
+        for index in reports.indices {
+            var report = reports[index]
+            let own = memory[report.source]?.entry?.state.events(in: window, timeZone: timeZone) ?? []
+            if report.served == .fresh {
+                events += own
+                served.insert(report.source)
+                continue
+            }
+            let prefersStandIn = report.status.requiresUserAction || memory[report.source]?.entry == nil
+            let standIn = (fallbacks[report.source] ?? []).first { candidate in
+                !primaryIDs.contains(candidate.id) && standInAttempts[candidate.id]?.outcome != nil
+            }
+            if let standIn, prefersStandIn {
+                let standInEvents = memory[standIn.id]?.entry?.state.events(in: window, timeZone: timeZone) ?? []
+                report.served = .standIn(standIn.id)
+                report.eventCount = standInEvents.count
+                if served.insert(standIn.id).inserted { events += standInEvents }
+            } else if memory[report.source]?.entry != nil {
+                report.served = .cache
+                report.eventCount = own.count
+                events += own
+            } else {
+                report.served = .nothing
+                report.eventCount = 0
+            }
+            reports[index] = report
+        }
+        for report in reports {
+            logger.debug(
+                "Calendar source fetched",
+                metadata: [
+                    "calendar.source": "\(report.source)", "calendar.kind": "\(report.kind.rawValue)",
+                    "calendar.status": "\(report.status.kind.rawValue)", "calendar.served": "\(report.served)",
+                    "calendar.events": "\(report.eventCount)", "calendar.skipped": "\(report.skipped.count)",
+                ]
+            )
+        }
+        return CalendarFetchResult(sources: reports, events: CalendarEvent.sorted(events, in: timeZone), window: window)
+    }
+
+    /// Syncs `list` concurrently, each from its remembered state.
+    private func syncAll(_ list: [any CalendarSource], window: DateInterval) async -> [CalendarSourceID: Attempt] {
+        var inputs: [(any CalendarSource, CalendarSyncState, Set<String>?)] = []
+        for source in list {
+            readCacheIfNeeded(source.id)
+            inputs.append((source, memory[source.id]?.entry?.state ?? CalendarSyncState(), selection(source.id)))
+        }
+        return await withTaskGroup(of: (CalendarSourceID, Attempt).self) { group in
+            for (source, state, selected) in inputs {
+                group.addTask {
+                    do {
+                        let outcome = try await source.sync(from: state, window: window, calendars: selected)
+                        return (source.id, Attempt(outcome: outcome))
+                    } catch let error as CalendarError {
+                        return (source.id, Attempt(error: error))
+                    } catch is CancellationError {
+                        return (
+                            source.id, Attempt(error: CalendarError.offline.with(message: "The fetch was cancelled"))
+                        )
+                    } catch {
+                        return (
+                            source.id,
+                            Attempt(
+                                error: CalendarError.api.with(
+                                    message: "The source failed: \(type(of: error))",
+                                    cause: error
+                                )
+                            )
+                        )
+                    }
+                }
+            }
+            var attempts: [CalendarSourceID: Attempt] = [:]
+            for await (id, attempt) in group { attempts[id] = attempt }
+            return attempts
+        }
+    }
+
+    /// Remembers an attempt (and caches a success), and reports it as if the source served itself.
+    private func record(
+        _ source: any CalendarSource,
+        _ attempt: Attempt,
+        window: DateInterval
+    ) async
+        -> CalendarSourceReport
+    {
+        let now = dateSource.now
+        var remembered = memory[source.id] ?? Memory()
+        var report = CalendarSourceReport(
+            source: source.id,
+            kind: source.kind,
+            status: .notConnected,
+            served: .nothing,
+            eventCount: 0,
+            error: nil,
+            failingSince: nil,
+            lastSuccessfulSync: remembered.entry?.lastSuccessfulSync,
+            skipped: [],
+            modes: [:],
+            cacheError: remembered.cacheError
+        )
+        if let outcome = attempt.outcome {
+            let entry = CalendarCache.Entry(
+                source: source.id,
+                state: outcome.state,
+                selectedCalendars: selection(source.id),
+                lastSuccessfulSync: now
+            )
+            remembered.entry = entry
+            remembered.lastError = nil
+            remembered.failingSince = nil
+            if let cache {
+                do {
+                    try cache.save(entry)
+                    remembered.cacheError = nil
+                } catch let error as CalendarCacheError {
+                    remembered.cacheError = error
+                } catch {
+                    remembered.cacheError = CalendarCacheError.io.with(message: "The cache failed", cause: error)
+                }
+            }
+            report.served = .fresh
+            report.eventCount = outcome.state.events(in: window, timeZone: timeZone).count
+            report.lastSuccessfulSync = now
+            report.skipped = outcome.skipped
+            report.modes = outcome.modes
+            report.cacheError = remembered.cacheError
+        } else {
+            remembered.lastError = attempt.error
+            remembered.failingSince = remembered.failingSince ?? now
+            report.error = attempt.error
+            report.failingSince = remembered.failingSince
+        }
+        memory[source.id] = remembered
+        report.status = CalendarSourceStatus.derive(
+            access: await source.accessStatus(),
+            lastError: remembered.lastError,
+            failingSince: remembered.failingSince
+        )
+        return report
+    }
+
+    private func selection(_ source: CalendarSourceID) -> Set<String>? {
+        if let chosen = memory[source]?.selected { return chosen }
+        return memory[source]?.entry?.selectedCalendars
+    }
+
+    private func readCacheIfNeeded(_ source: CalendarSourceID) {
+        guard let cache, memory[source]?.isCacheRead != true else { return }
+        var remembered = memory[source] ?? Memory()
+        remembered.isCacheRead = true
+        do {
+            if remembered.entry == nil { remembered.entry = try cache.load(source) }
+        } catch let error as CalendarCacheError {
+            remembered.cacheError = error
+            logger.debug(
+                "Calendar cache could not be read; left untouched",
+                metadata: ["calendar.source": "\(source)", "calendar.cache.error": "\(error.message)"]
+            )
+        } catch {
+            remembered.cacheError = CalendarCacheError.io.with(message: "The cache failed", cause: error)
+        }
+        memory[source] = remembered
+    }
+}

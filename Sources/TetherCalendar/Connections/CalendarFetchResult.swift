@@ -1,0 +1,72 @@
+public import Foundation
+
+/// What one fetch across every source produced: the events, and for each source what loaded, what did not,
+/// why, and since when.
+public struct CalendarFetchResult: Sendable {
+    /// One report per configured source, in the order the sources were given.
+    public var sources: [CalendarSourceReport]
+    /// Every event served — fresh, from a stand-in, or from the cache — that overlaps the window, ordered by
+    /// start. Each event names the source it came from.
+    public var events: [CalendarEvent]
+    /// The window.
+    public var window: DateInterval
+
+    /// Whether every source loaded fresh events.
+    public var isComplete: Bool { sources.allSatisfy { $0.served == .fresh } }
+
+    /// The report of `source`, if it is configured.
+    /// - Parameter source: The source.
+    /// - Returns: Its report.
+    public func report(for source: CalendarSourceID) -> CalendarSourceReport? {
+        sources.first { $0.source == source }
+    }
+}
+
+/// What one source contributed to a fetch, and its status.
+public struct CalendarSourceReport: Sendable {
+    /// Where a source's events came from.
+    public enum Served: Sendable, Hashable {
+        /// A sync that just succeeded.
+        case fresh
+        /// The offline cache, as of ``CalendarSourceReport/lastSuccessfulSync``; stale.
+        case cache
+        /// Another source stood in (a fresh sync of it).
+        case standIn(CalendarSourceID)
+        /// Nothing: the sync failed and there was neither a cache nor a stand-in.
+        case nothing
+    }
+
+    /// The source.
+    public var source: CalendarSourceID
+    /// The kind of service.
+    public var kind: CalendarSourceKind
+    /// The status to show, derived from the sign-in or permission and this fetch.
+    public var status: CalendarSourceStatus
+    /// Where the events shown for this source came from.
+    public var served: Served
+    /// How many events (in the window) were served for this source.
+    public var eventCount: Int
+    /// Why the sync failed, when it did.
+    public var error: CalendarError?
+    /// When the syncs of this source began to fail (in this process), while they fail.
+    public var failingSince: Date?
+    /// When the last successful sync finished, from this process or the cache.
+    public var lastSuccessfulSync: Date?
+    /// Events that were left out (malformed JSON, unknown time zones, missing fields), and why.
+    public var skipped: [SkippedEvent]
+    /// How each calendar was synced, when the sync succeeded.
+    public var modes: [String: CalendarSyncOutcome.Mode]
+    /// A failure of the offline cache for this source (the events still loaded); the damaged file is kept.
+    public var cacheError: CalendarCacheError?
+
+    /// Whether the events shown are not from a sync that just succeeded.
+    public var isStale: Bool { served != .fresh }
+    /// The source whose events are shown for this one: itself, a stand-in, or none.
+    public var servedBy: CalendarSourceID? {
+        switch served {
+        case .fresh, .cache: source
+        case .standIn(let other): other
+        case .nothing: nil
+        }
+    }
+}

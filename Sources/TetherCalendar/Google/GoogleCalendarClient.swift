@@ -1,0 +1,261 @@
+public import Foundation
+import HTTPTypes
+public import Logging
+public import Tether
+
+/// Reads Google Calendar API v3 through an ``Tether/AuthorizedClient``: the calendar list, events in a range, and
+/// incremental sync with sync tokens.
+///
+/// ```swift
+/// let google = GoogleCalendarClient(session: session, transport: URLSessionTransport())
+/// let batch = try await google.events(calendarID: "primary", in: DateInterval(start: from, end: to))
+/// ```
+///
+/// - Requests carry a bearer token from the session, refreshed before expiry; a `401` refreshes once and
+///   retries once.
+/// - Rate limits — `403` with `rateLimitExceeded` or `userRateLimitExceeded`, and `429` — are retried with
+///   bounded exponential backoff on the injected clock, honouring `Retry-After` ("Handle API errors",
+///   <https://developers.google.com/calendar/api/guides/errors>). Any other `403` is
+///   ``CalendarError/accessDenied`` (the calendar scope was not granted).
+/// - Malformed events are skipped and listed in the result; they never fail the read.
+///
+/// As a ``CalendarSource`` it syncs each selected calendar with a sync token ("Synchronize resources
+/// efficiently", <https://developers.google.com/calendar/api/guides/sync>): the first sync reads the calendar
+/// without a time range (Google does not accept `timeMin`/`timeMax` with a sync token), later ones read the
+/// changes, deleted events arrive as `cancelled` and are removed, and `410 Gone` drops the token and syncs in
+/// full. The window only selects which of the kept events a caller sees.
+public struct GoogleCalendarClient: CalendarSource {
+    /// Where and how the client reads.
+    public struct Configuration: Sendable {
+        /// The API's base URL; `https://www.googleapis.com/calendar/v3` by default. Point it at the development
+        /// provider or any compatible server.
+        public var baseURL: URL
+        /// `maxResults` per page: 250 by default (Google's default; at most 2,500). Pages of a few hundred events
+        /// stay within a transport's response size limit.
+        public var pageSize: Int
+        /// Backoff for rate limits and server errors.
+        public var retry: CalendarRetryPolicy
+
+        /// Google Calendar API v3.
+        public static let defaultBaseURL = URL(string: "https://www.googleapis.com/calendar/v3")!
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - baseURL: The API's base URL.
+        ///   - pageSize: Events per page, 1–2,500.
+        ///   - retry: Backoff for rate limits and server errors.
+        public init(
+            baseURL: URL = defaultBaseURL,
+            pageSize: Int = 250,
+            retry: CalendarRetryPolicy = CalendarRetryPolicy()
+        ) {
+            self.baseURL = baseURL
+            self.pageSize = min(max(pageSize, 1), 2_500)
+            self.retry = retry
+        }
+    }
+
+    /// The source's name; the session's connection identifier by default.
+    public let id: CalendarSourceID
+    /// ``CalendarSourceKind/google``.
+    public var kind: CalendarSourceKind { .google }
+
+    private let session: Session
+    private let http: CalendarHTTP
+    private let configuration: Configuration
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - session: The signed-in connection; its scopes must include a calendar scope such as
+    ///     `https://www.googleapis.com/auth/calendar.readonly`.
+    ///   - transport: How requests are sent.
+    ///   - id: The source's name; the session's identifier by default.
+    ///   - configuration: Base URL, page size, backoff.
+    ///   - clock: The clock backoff sleeps on.
+    ///   - logger: Where requests are logged at debug level: method, host and path, status — never a query,
+    ///     header or event.
+    public init(
+        session: Session,
+        transport: any HTTPTransport,
+        id: CalendarSourceID? = nil,
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) {
+        self.id = id ?? CalendarSourceID(session.id.rawValue)
+        self.session = session
+        self.configuration = configuration
+        self.http = CalendarHTTP(
+            session: session,
+            transport: transport,
+            baseURL: configuration.baseURL,
+            retry: configuration.retry,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// The status of the session behind the source.
+    public func accessStatus() async -> CalendarSourceStatus { CalendarSourceStatus(await session.status) }
+
+    /// Lists the user's calendars (`GET /users/me/calendarList`), following `nextPageToken`.
+    /// - Returns: The calendars.
+    /// - Throws: ``CalendarError``.
+    public func calendars() async throws -> [CalendarInfo] {
+        var result: [CalendarInfo] = []
+        var pageToken: String?
+        repeat {
+            var query = [("maxResults", "250")]
+            if let pageToken { query.append(("pageToken", pageToken)) }
+            let page: GoogleWire.CalendarListPage = try await http.json(
+                http.url(["users", "me", "calendarList"], query: query)
+            )
+            result += (page.items ?? []).map { entry in
+                CalendarInfo(
+                    id: entry.id,
+                    name: entry.summaryOverride ?? entry.summary ?? entry.id,
+                    isPrimary: entry.primary ?? false,
+                    isSelectedByDefault: entry.selected
+                )
+            }
+            pageToken = Self.nonEmpty(page.nextPageToken)
+        } while pageToken != nil
+        return result
+    }
+
+    /// Reads the events of one calendar that overlap `window` (`timeMin` is compared with an event's end,
+    /// `timeMax` with its start), recurring events expanded into instances (`singleEvents=true`), in order of
+    /// start (`orderBy=startTime`), following `nextPageToken`.
+    /// - Parameters:
+    ///   - calendar: The calendar; `primary` is the account's main calendar.
+    ///   - window: The range.
+    /// - Returns: The events and the skipped ones.
+    /// - Throws: ``CalendarError``.
+    public func events(
+        calendarID calendar: String = "primary",
+        in window: DateInterval
+    ) async throws
+        -> CalendarEventBatch
+    {
+        try await events(calendar: CalendarInfo(id: calendar, name: calendar), in: window)
+    }
+
+    func events(calendar: CalendarInfo, in window: DateInterval) async throws -> CalendarEventBatch {
+        let base: [(String, String)] = [
+            ("timeMin", DateParsing.rfc3339String(window.start)),
+            ("timeMax", DateParsing.rfc3339String(window.end)),
+            ("singleEvents", "true"),
+            ("orderBy", "startTime"),
+            ("maxResults", String(configuration.pageSize)),
+        ]
+        var batch = CalendarEventBatch(events: [], skipped: [], pages: 0)
+        var pageToken: String?
+        repeat {
+            let page = try await eventsPage(calendar.id, query: base + (pageToken.map { [("pageToken", $0)] } ?? []))
+            batch.pages += 1
+            let (items, skipped) = GoogleEventMapping.map(page, source: id, calendar: calendar)
+            batch.skipped += skipped
+            for case .event(let event) in items { batch.events.append(event) }
+            pageToken = Self.nonEmpty(page.nextPageToken)
+        } while pageToken != nil
+        return batch
+    }
+
+    /// Reads one calendar's changes since `syncToken`, or all of it when `syncToken` is `nil`, following
+    /// `nextPageToken` to the page that carries `nextSyncToken`.
+    ///
+    /// With a token, only the parameters Google allows are sent (no `timeMin`, `timeMax`, `orderBy` or
+    /// `showDeleted=false`; `singleEvents` as in the first sync); deletions arrive as `cancelled` items and are
+    /// listed in ``CalendarChanges/removedIDs``.
+    /// - Parameters:
+    ///   - calendar: The calendar.
+    ///   - syncToken: The `nextSyncToken` of the last sync, or `nil`.
+    /// - Returns: The changes and the next sync token.
+    /// - Throws: ``CalendarError/syncStateExpired`` when Google answers `410 Gone` (drop the token and call
+    ///   again without one); other ``CalendarError``s.
+    public func changes(calendarID calendar: String, syncToken: String?) async throws -> CalendarChanges {
+        try await changes(calendar: CalendarInfo(id: calendar, name: calendar), syncToken: syncToken)
+    }
+
+    func changes(calendar: CalendarInfo, syncToken: String?) async throws -> CalendarChanges {
+        var base: [(String, String)] = [("singleEvents", "true"), ("maxResults", String(configuration.pageSize))]
+        if let syncToken { base.append(("syncToken", syncToken)) }
+        var result = CalendarChanges(
+            changed: [],
+            removedIDs: [],
+            skipped: [],
+            cursor: "",
+            isFullSync: syncToken == nil,
+            pages: 0
+        )
+        var pageToken: String?
+        while true {
+            let page = try await eventsPage(calendar.id, query: base + (pageToken.map { [("pageToken", $0)] } ?? []))
+            result.pages += 1
+            let (items, skipped) = GoogleEventMapping.map(page, source: id, calendar: calendar)
+            result.skipped += skipped
+            for item in items {
+                switch item {
+                case .event(let event): result.changed.append(event)
+                case .removed(let id): result.removedIDs.append(id)
+                }
+            }
+            if let next = Self.nonEmpty(page.nextPageToken) {
+                pageToken = next
+                continue
+            }
+            guard let token = Self.nonEmpty(page.nextSyncToken) else {
+                throw CalendarError.api.with(message: "The last page of a Google events list had no nextSyncToken")
+            }
+            result.cursor = token
+            return result
+        }
+    }
+
+    private func eventsPage(_ calendarID: String, query: [(String, String)]) async throws -> GoogleWire.EventsPage {
+        try await http.json(http.url(["calendars", calendarID, "events"], query: query))
+    }
+
+    /// Syncs each selected calendar with its sync token; see the type's discussion.
+    /// - Parameters:
+    ///   - state: The state of the last successful sync.
+    ///   - window: The events wanted (Google's sync is not bound to it).
+    ///   - calendars: The calendars; `nil` for the primary calendar and those marked `selected`.
+    /// - Returns: The new state and what happened.
+    /// - Throws: ``CalendarError``.
+    public func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        calendars selection: Set<String>?
+    ) async throws -> CalendarSyncOutcome {
+        let chosen = CalendarSelection.choose(try await calendars(), selected: selection)
+        var outcome = CalendarSyncOutcome(state: CalendarSyncState())
+        for calendar in chosen {
+            var entry = state.calendars[calendar.id] ?? CalendarSyncState.Calendar(info: calendar)
+            entry.info = calendar
+            var mode: CalendarSyncOutcome.Mode = entry.cursor == nil ? .full : .incremental
+            let changes: CalendarChanges
+            do {
+                changes = try await self.changes(calendar: calendar, syncToken: entry.cursor)
+            } catch let error as CalendarError where error == .syncStateExpired && entry.cursor != nil {
+                mode = .resynced
+                changes = try await self.changes(calendar: calendar, syncToken: nil)
+            }
+            if changes.isFullSync { entry.events = [:] }
+            for id in changes.removedIDs where entry.events.removeValue(forKey: id) != nil { outcome.removed += 1 }
+            for event in changes.changed { entry.events[event.id] = event }
+            outcome.changed += changes.changed.count
+            entry.cursor = changes.cursor
+            entry.window = nil
+            outcome.skipped += changes.skipped
+            outcome.modes[calendar.id] = mode
+            outcome.state.calendars[calendar.id] = entry
+        }
+        return outcome
+    }
+
+    static func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        return text
+    }
+}

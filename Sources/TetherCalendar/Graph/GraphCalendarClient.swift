@@ -1,0 +1,299 @@
+public import Foundation
+import HTTPTypes
+public import Logging
+public import Tether
+
+/// Reads Outlook calendars through Microsoft Graph v1.0 and an ``Tether/AuthorizedClient``: calendars,
+/// `calendarView` for a range, and delta sync.
+///
+/// ```swift
+/// let outlook = GraphCalendarClient(session: session, transport: URLSessionTransport())
+/// let batch = try await outlook.events(in: DateInterval(start: from, end: to))
+/// ```
+///
+/// - Every events request sends `Prefer: outlook.timezone="UTC"` and `odata.maxpagesize` ("Get incremental
+///   changes to events in a calendar view", <https://learn.microsoft.com/graph/delta-query-events>), so times
+///   arrive in UTC; an event's own zone comes from `originalStartTimeZone`, a Windows or IANA name.
+/// - Paging follows `@odata.nextLink`, only on the base URL's origin.
+/// - `429` and `503` are retried with bounded backoff, honouring `Retry-After` ("Microsoft Graph throttling
+///   guidance", <https://learn.microsoft.com/graph/throttling>); `403` is ``CalendarError/accessDenied``.
+/// - HTML bodies become plain text; malformed events are skipped and listed in the result.
+///
+/// As a ``CalendarSource`` it syncs the default calendar with `calendarView/delta` (v1.0 offers delta for the
+/// primary calendar only): the first round follows `@odata.nextLink` to the `@odata.deltaLink`, which is kept;
+/// later rounds start from it and apply changes and `@removed` items; `410 Gone` or `syncStateNotFound` drops it
+/// and syncs in full. A delta round is bound to its window: a window the kept one does not cover starts a new
+/// round (rounded out to whole UTC days plus ``Configuration/deltaWindowPadding``). Other selected calendars are
+/// read with `calendarView` on every sync.
+public struct GraphCalendarClient: CalendarSource {
+    /// Where and how the client reads.
+    public struct Configuration: Sendable {
+        /// The API's base URL; `https://graph.microsoft.com/v1.0` by default.
+        public var baseURL: URL
+        /// `Prefer: odata.maxpagesize`: 100 events per page by default. Event bodies can be large; smaller pages
+        /// stay within a transport's response size limit.
+        public var pageSize: Int
+        /// How far a new delta round reaches beyond the window asked for, so that the next days' windows are
+        /// still covered; 7 days by default.
+        public var deltaWindowPadding: Duration
+        /// Backoff for rate limits and server errors.
+        public var retry: CalendarRetryPolicy
+
+        /// Microsoft Graph v1.0.
+        public static let defaultBaseURL = URL(string: "https://graph.microsoft.com/v1.0")!
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - baseURL: The API's base URL.
+        ///   - pageSize: Events per page.
+        ///   - deltaWindowPadding: How far a new delta round reaches beyond the window.
+        ///   - retry: Backoff for rate limits and server errors.
+        public init(
+            baseURL: URL = defaultBaseURL,
+            pageSize: Int = 100,
+            deltaWindowPadding: Duration = .seconds(7 * 86_400),
+            retry: CalendarRetryPolicy = CalendarRetryPolicy()
+        ) {
+            self.baseURL = baseURL
+            self.pageSize = max(pageSize, 1)
+            self.deltaWindowPadding = deltaWindowPadding
+            self.retry = retry
+        }
+    }
+
+    /// The source's name; the session's connection identifier by default.
+    public let id: CalendarSourceID
+    /// ``CalendarSourceKind/microsoft``.
+    public var kind: CalendarSourceKind { .microsoft }
+
+    private let session: Session
+    private let http: CalendarHTTP
+    private let configuration: Configuration
+
+    /// Creates a client.
+    /// - Parameters:
+    ///   - session: The signed-in connection, with `Calendars.Read` granted.
+    ///   - transport: How requests are sent.
+    ///   - id: The source's name; the session's identifier by default.
+    ///   - configuration: Base URL, page size, backoff.
+    ///   - clock: The clock backoff sleeps on.
+    ///   - logger: Where requests are logged at debug level, without queries, headers or events.
+    public init(
+        session: Session,
+        transport: any HTTPTransport,
+        id: CalendarSourceID? = nil,
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) {
+        self.id = id ?? CalendarSourceID(session.id.rawValue)
+        self.session = session
+        self.configuration = configuration
+        self.http = CalendarHTTP(
+            session: session,
+            transport: transport,
+            baseURL: configuration.baseURL,
+            retry: configuration.retry,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// The status of the session behind the source.
+    public func accessStatus() async -> CalendarSourceStatus { CalendarSourceStatus(await session.status) }
+
+    /// The `Prefer` header (RFC 7240).
+    private static let prefer = HTTPField.Name("Prefer")!
+
+    private var preferHeaders: HTTPFields {
+        var fields = HTTPFields()
+        fields[Self.prefer] = "outlook.timezone=\"UTC\", odata.maxpagesize=\(configuration.pageSize)"
+        return fields
+    }
+
+    /// Lists the user's calendars (`GET /me/calendars`), following `@odata.nextLink`.
+    /// - Returns: The calendars; the default one has ``CalendarInfo/isPrimary`` set.
+    /// - Throws: ``CalendarError``.
+    public func calendars() async throws -> [CalendarInfo] {
+        var result: [CalendarInfo] = []
+        var next: URL? = http.url(["me", "calendars"])
+        while let url = next {
+            let page: GraphWire.CalendarsPage = try await http.json(url)
+            result += (page.value ?? []).map {
+                CalendarInfo(id: $0.id, name: $0.name ?? $0.id, isPrimary: $0.isDefaultCalendar ?? false)
+            }
+            next = try link(page.nextLink)
+        }
+        return result
+    }
+
+    /// Reads the occurrences, exceptions and single events of a calendar in `window` (`calendarView` with
+    /// `startDateTime` and `endDateTime`), following `@odata.nextLink`.
+    /// - Parameters:
+    ///   - calendar: The calendar's identifier; `nil` for the default calendar.
+    ///   - window: The range.
+    /// - Returns: The events and the skipped ones.
+    /// - Throws: ``CalendarError``.
+    public func events(calendarID calendar: String? = nil, in window: DateInterval) async throws -> CalendarEventBatch {
+        try await events(
+            calendar: CalendarInfo(id: calendar ?? "default", name: calendar ?? "default"),
+            isDefault: calendar == nil,
+            in: window
+        )
+    }
+
+    func events(calendar: CalendarInfo, isDefault: Bool, in window: DateInterval) async throws -> CalendarEventBatch {
+        let path = isDefault ? ["me", "calendarView"] : ["me", "calendars", calendar.id, "calendarView"]
+        var next: URL? = http.url(path, query: Self.range(window))
+        var batch = CalendarEventBatch(events: [], skipped: [], pages: 0)
+        while let url = next {
+            let page: GraphWire.EventsPage = try await http.json(url, headers: preferHeaders)
+            batch.pages += 1
+            let (items, skipped) = GraphEventMapping.map(page, source: id, calendar: calendar)
+            batch.skipped += skipped
+            for case .event(let event) in items { batch.events.append(event) }
+            next = try link(page.nextLink)
+        }
+        return batch
+    }
+
+    /// Runs one delta round of the default calendar: from `deltaLink`, or a new round for `window` when it is
+    /// `nil`, following `@odata.nextLink` to the `@odata.deltaLink`.
+    /// - Parameters:
+    ///   - window: The window of a new round (ignored when continuing: the link carries it).
+    ///   - deltaLink: The `@odata.deltaLink` of the last round, or `nil`.
+    /// - Returns: The changes (removed items in ``CalendarChanges/removedIDs``) and the next delta link.
+    /// - Throws: ``CalendarError/syncStateExpired`` when Graph answers `410 Gone` or `syncStateNotFound`; other
+    ///   ``CalendarError``s.
+    public func delta(in window: DateInterval, deltaLink: String?) async throws -> CalendarChanges {
+        try await delta(
+            calendar: CalendarInfo(id: "default", name: "default", isPrimary: true),
+            window: window,
+            deltaLink: deltaLink
+        )
+    }
+
+    func delta(calendar: CalendarInfo, window: DateInterval, deltaLink: String?) async throws -> CalendarChanges {
+        var next: URL? =
+            try deltaLink.map { try link($0) ?? http.url(["me", "calendarView", "delta"]) }
+            ?? http.url(["me", "calendarView", "delta"], query: Self.range(window))
+        var result = CalendarChanges(
+            changed: [],
+            removedIDs: [],
+            skipped: [],
+            cursor: "",
+            isFullSync: deltaLink == nil,
+            pages: 0
+        )
+        while let url = next {
+            let page: GraphWire.EventsPage = try await http.json(url, headers: preferHeaders)
+            result.pages += 1
+            let (items, skipped) = GraphEventMapping.map(page, source: id, calendar: calendar)
+            result.skipped += skipped
+            for item in items {
+                switch item {
+                case .event(let event): result.changed.append(event)
+                case .removed(let id): result.removedIDs.append(id)
+                }
+            }
+            if let nextLink = try link(page.nextLink) {
+                next = nextLink
+                continue
+            }
+            guard let delta = GoogleCalendarClient.nonEmpty(page.deltaLink), try link(delta) != nil else {
+                throw CalendarError.api.with(message: "The last page of a Graph delta round had no @odata.deltaLink")
+            }
+            result.cursor = delta
+            next = nil
+        }
+        return result
+    }
+
+    private func link(_ text: String?) throws -> URL? {
+        guard let text = GoogleCalendarClient.nonEmpty(text) else { return nil }
+        guard let url = URL(string: text), http.isSameOrigin(url) else {
+            throw CalendarError.api.with(
+                message: "A Graph paging link led away from \(configuration.baseURL.host ?? "the API"); not followed"
+            )
+        }
+        return url
+    }
+
+    private static func range(_ window: DateInterval) -> [(String, String)] {
+        [
+            ("startDateTime", DateParsing.rfc3339String(window.start)),
+            ("endDateTime", DateParsing.rfc3339String(window.end)),
+        ]
+    }
+
+    /// Syncs the default calendar by delta and other selected calendars by `calendarView`; see the type's
+    /// discussion.
+    /// - Parameters:
+    ///   - state: The state of the last successful sync.
+    ///   - window: The events wanted.
+    ///   - calendars: The calendars; `nil` for the default calendar.
+    /// - Returns: The new state and what happened.
+    /// - Throws: ``CalendarError``.
+    public func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        calendars selection: Set<String>?
+    ) async throws -> CalendarSyncOutcome {
+        let chosen = CalendarSelection.choose(try await calendars(), selected: selection)
+        var outcome = CalendarSyncOutcome(state: CalendarSyncState())
+        for calendar in chosen {
+            var entry = state.calendars[calendar.id] ?? CalendarSyncState.Calendar(info: calendar)
+            entry.info = calendar
+            guard calendar.isPrimary else {
+                let batch = try await events(calendar: calendar, isDefault: false, in: window)
+                entry.events = Dictionary(batch.events.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+                entry.cursor = nil
+                entry.window = window
+                outcome.changed += batch.events.count
+                outcome.skipped += batch.skipped
+                outcome.modes[calendar.id] = .full
+                outcome.state.calendars[calendar.id] = entry
+                continue
+            }
+            let covers = entry.window.map { $0.start <= window.start && $0.end >= window.end } ?? false
+            if !covers { entry.cursor = nil }
+            let deltaWindow = covers ? entry.window! : padded(window)
+            var mode: CalendarSyncOutcome.Mode = entry.cursor == nil ? .full : .incremental
+            let changes: CalendarChanges
+            do {
+                changes = try await delta(calendar: calendar, window: deltaWindow, deltaLink: entry.cursor)
+            } catch let error as CalendarError where error == .syncStateExpired && entry.cursor != nil {
+                mode = .resynced
+                changes = try await delta(calendar: calendar, window: deltaWindow, deltaLink: nil)
+            }
+            if changes.isFullSync { entry.events = [:] }
+            for id in changes.removedIDs where entry.events.removeValue(forKey: id) != nil { outcome.removed += 1 }
+            // Delta may replay an event, and reports changes outside the window: keep what overlaps it.
+            let utc = TimeZone(identifier: "UTC")!
+            for event in changes.changed {
+                if event.overlaps(deltaWindow, in: utc) {
+                    entry.events[event.id] = event
+                } else if entry.events.removeValue(forKey: event.id) != nil {
+                    outcome.removed += 1
+                }
+            }
+            outcome.changed += changes.changed.count
+            entry.cursor = changes.cursor
+            entry.window = deltaWindow
+            outcome.skipped += changes.skipped
+            outcome.modes[calendar.id] = mode
+            outcome.state.calendars[calendar.id] = entry
+        }
+        return outcome
+    }
+
+    /// `window` rounded out to whole UTC days, its end moved on by the padding.
+    private func padded(_ window: DateInterval) -> DateInterval {
+        let day = 86_400.0
+        let start = (window.start.timeIntervalSince1970 / day).rounded(.down) * day
+        let end =
+            (window.end.timeIntervalSince1970 / day).rounded(.up) * day
+            + Double(configuration.deltaWindowPadding.components.seconds)
+        return DateInterval(start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end))
+    }
+}

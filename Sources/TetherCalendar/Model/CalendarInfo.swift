@@ -1,0 +1,24 @@
+/// A calendar within a source: what a calendar picker lists.
+public struct CalendarInfo: Sendable, Hashable, Codable, Identifiable {
+    /// The provider's identifier of the calendar.
+    public var id: String
+    /// The name the user sees.
+    public var name: String
+    /// Whether this is the account's main calendar (Google `primary`, Graph `isDefaultCalendar`).
+    public var isPrimary: Bool
+    /// Whether the provider marks it as shown by default (Google `selected`); `nil` when it does not say.
+    public var isSelectedByDefault: Bool?
+
+    /// Creates a description of a calendar.
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - name: The name.
+    ///   - isPrimary: Whether it is the main calendar.
+    ///   - isSelectedByDefault: Whether the provider shows it by default.
+    public init(id: String, name: String, isPrimary: Bool = false, isSelectedByDefault: Bool? = nil) {
+        self.id = id
+        self.name = name
+        self.isPrimary = isPrimary
+        self.isSelectedByDefault = isSelectedByDefault
+    }
+}

@@ -1,0 +1,59 @@
+public import Foundation
+
+/// A place events come from: a Google Calendar or Microsoft Graph account, or the device's calendar.
+///
+/// ## When to implement
+/// Tether ships ``GoogleCalendarClient``, ``GraphCalendarClient`` and, on Apple platforms,
+/// `AppleCalendarSource`. Implement the protocol for another service, or as a test double (a struct whose
+/// closures return canned statuses and outcomes).
+///
+/// ## The contract
+/// - ``accessStatus()`` answers at once, without network: the status of the sign-in or permission behind the
+///   source. ``CalendarConnections`` combines it with the outcome of the last fetch.
+/// - ``sync(from:window:calendars:)`` takes the state of the last successful sync and returns the next. It throws
+///   ``CalendarError`` when the source as a whole could not be read; single malformed events are skipped and
+///   listed in ``CalendarSyncOutcome/skipped``, never thrown.
+public protocol CalendarSource: Sendable {
+    /// The source's name.
+    var id: CalendarSourceID { get }
+    /// The kind of service.
+    var kind: CalendarSourceKind { get }
+    /// The status of the sign-in or permission behind the source, without network.
+    func accessStatus() async -> CalendarSourceStatus
+    /// The calendars the source offers.
+    /// - Throws: ``CalendarError``.
+    func calendars() async throws -> [CalendarInfo]
+    /// Brings `state` up to date for `window`.
+    /// - Parameters:
+    ///   - state: The state of the last successful sync (empty for the first).
+    ///   - window: The events wanted; sources may keep more.
+    ///   - calendars: The calendars to read; `nil` for the source's default (the primary calendar and those the
+    ///     provider marks as shown).
+    /// - Returns: The new state and what happened.
+    /// - Throws: ``CalendarError``, or `CancellationError`.
+    func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        calendars: Set<String>?
+    ) async throws
+        -> CalendarSyncOutcome
+}
+
+extension CalendarSource {
+    /// Syncs the default calendars from an empty state.
+    /// - Parameter window: The events wanted.
+    /// - Returns: The new state and what happened.
+    /// - Throws: ``CalendarError``.
+    public func sync(window: DateInterval) async throws -> CalendarSyncOutcome {
+        try await sync(from: CalendarSyncState(), window: window, calendars: nil)
+    }
+}
+
+/// The calendars a sync reads: the chosen ones, or the default ones.
+enum CalendarSelection {
+    static func choose(_ available: [CalendarInfo], selected: Set<String>?) -> [CalendarInfo] {
+        if let selected { return available.filter { selected.contains($0.id) } }
+        let chosen = available.filter { $0.isPrimary || $0.isSelectedByDefault == true }
+        return chosen.isEmpty ? Array(available.prefix(1)) : chosen
+    }
+}

@@ -1,0 +1,39 @@
+/// Decodes one element of a list without failing the whole list: a malformed event is kept as its error (and
+/// its `id`, when that much can be read) so that it can be skipped and reported.
+struct Lossy<Value: Decodable>: Decodable {
+    let result: Result<Value, any Error>
+    let id: String?
+
+    private enum Keys: String, CodingKey { case id }
+
+    init(from decoder: any Decoder) throws {
+        do {
+            result = .success(try Value(from: decoder))
+        } catch {
+            result = .failure(error)
+        }
+        id = try? decoder.container(keyedBy: Keys.self).decodeIfPresent(String.self, forKey: .id)
+    }
+
+    /// What went wrong, naming the path of the field but never its value.
+    static func describe(_ error: any Error) -> CalendarDecodingError {
+        guard let error = error as? DecodingError else { return .malformedEvent }
+        // The path within the event: after the list's index.
+        func within(_ path: [any CodingKey]) -> [String] {
+            let start = path.firstIndex { $0.intValue != nil }.map { $0 + 1 } ?? 0
+            return path[start...].map(\.stringValue)
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let path = (within(context.codingPath) + [key.stringValue]).joined(separator: ".")
+            return CalendarDecodingError.missingField.with(message: "The event lacks '\(path)'")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            let path = within(context.codingPath).joined(separator: ".")
+            return CalendarDecodingError.malformedEvent.with(
+                message: path.isEmpty ? "The event is not a JSON object" : "The event's '\(path)' has the wrong type"
+            )
+        @unknown default:
+            return .malformedEvent
+        }
+    }
+}
