@@ -172,6 +172,7 @@ let package = Package(
             name: "TetherBenchmarks",
             dependencies: [
                 "Tether",
+                "TetherCalendar",
                 "TetherTesting",
                 "TetherOAuth",
                 "TetherJWT",

@@ -28,6 +28,7 @@ struct Benchmarks {
         try await OAuthBenchmarks.run(iterations: 500 / scale)
         try await authorizedClientOverhead(requests: 20_000 / scale)
         try await tokenVerification(iterations: 20_000 / scale)
+        try await CalendarBenchmarks.run(scale: scale)
     }
 
     static let account = Account(providerID: "bench", subject: "user", displayIdentifier: "bench@example.com")
