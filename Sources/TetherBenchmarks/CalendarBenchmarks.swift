@@ -71,7 +71,7 @@ enum CalendarBenchmarks {
             let graphBatch = try GraphCalendarClient.decodeEventsPage(graph, source: "bench", calendar: calendar)
             graphRates.append(Double(graphBatch.events.count) / (Benchmarks.nanoseconds(clock.now - start) / 1e9))
             guard googleBatch.skipped.isEmpty, graphBatch.skipped.isEmpty else {
-                throw BenchmarkError("the benchmark pages have skipped events")
+                throw OAuthBenchmarks.BenchmarkError("the benchmark pages have skipped events")
             }
         }
         Benchmarks.report(
