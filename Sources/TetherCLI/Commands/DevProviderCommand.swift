@@ -23,12 +23,13 @@ struct DevProviderCommand: AsyncParsableCommand {
             Faults (repeatable --fault), for trying how clients cope:
               latency:ENDPOINT=MS      delay every request to ENDPOINT by MS
               error:ENDPOINT=N         the next N requests answer 503
-              rate-limit:ENDPOINT=N    the next N answer 429, Retry-After: 1 (in each calendar API's shape)
+              rate-limit:ENDPOINT=N    the next N answer 429, Retry-After: 1
               drop:ENDPOINT=N          the next N connections close unanswered
               skew=SECONDS             issued JWTs carry times off by SECONDS
               interaction-required=N   the next N refreshes need interaction
             ENDPOINT is one of discovery, jwks, authorize, token, revoke, device_authorization, device, userinfo, \
-            resource, google_calendar, graph_calendar.
+            resource, google_calendar, graph_calendar; the calendar endpoints answer faults in their API's \
+            error shapes.
 
             EXAMPLES
               tether dev-provider
