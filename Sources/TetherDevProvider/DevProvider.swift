@@ -7,7 +7,8 @@ import NIOCore
 ///
 /// `DevProvider` serves discovery, JWKS, an HTML login and consent page, the token, revocation,
 /// device-authorization, userinfo and a protected resource endpoint, so that apps and tests can sign
-/// in without a cloud account. It speaks only the wire protocol.
+/// in without a cloud account, and the Google Calendar v3 and Microsoft Graph calendar APIs over
+/// seeded events. It speaks only the wire protocol.
 ///
 /// ```swift
 /// let running = try await DevProvider().start()
@@ -17,7 +18,7 @@ import NIOCore
 /// ```
 ///
 /// With no configuration it registers the public client `tether-dev-client` (loopback redirect URIs
-/// on any port) and the user `ada` / `lovelace`.
+/// on any port) and the users `ada` / `lovelace` and `grace` / `hopper`.
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
 public final class DevProvider: Sendable {
     /// The configuration the provider was created with.

@@ -10,8 +10,15 @@ struct DevProviderCommand: AsyncParsableCommand {
         discussion: """
             Serves, on 127.0.0.1, discovery, a sign-in and consent page, the token endpoint (code + PKCE, \
             refresh with rotation and reuse detection), revocation, the device flow with a verification page, \
-            userinfo, JWKS and a protected /resource. It signs in the user ada (password lovelace) for the public \
-            client tether-dev-client, which accepts loopback redirects on any port. It runs until interrupted.
+            userinfo, JWKS and a protected /resource. It signs in the users ada (password lovelace) and grace \
+            (password hopper) for the public client tether-dev-client, which accepts loopback redirects on any \
+            port. It runs until interrupted.
+
+            Calendars: each user's seeded calendars (recurring, all-day, cancelled events in several time zones, \
+            flights among them) through Google Calendar API v3 at /calendar/v3 (users/me/calendarList, \
+            calendars/ID/events with paging and syncToken) and Microsoft Graph at /v1.0 (me/calendars, \
+            me/calendarView, me/calendars/ID/calendarView, me/calendarView/delta). Tokens need the scope \
+            https://www.googleapis.com/auth/calendar.readonly or Calendars.Read.
 
             Faults (repeatable --fault), for trying how clients cope:
               latency:ENDPOINT=MS      delay every request to ENDPOINT by MS
@@ -21,7 +28,8 @@ struct DevProviderCommand: AsyncParsableCommand {
               skew=SECONDS             issued JWTs carry times off by SECONDS
               interaction-required=N   the next N refreshes need interaction
             ENDPOINT is one of discovery, jwks, authorize, token, revoke, device_authorization, device, userinfo, \
-            resource.
+            resource, google_calendar, graph_calendar; the calendar endpoints answer faults in their API's \
+            error shapes.
 
             EXAMPLES
               tether dev-provider

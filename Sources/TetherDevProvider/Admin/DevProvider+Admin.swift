@@ -37,11 +37,28 @@ extension DevProvider {
             }
         }
 
-        /// Makes the next `count` requests to an endpoint answer 429 with `Retry-After`.
-        public func rateLimitNext(_ count: Int, requestsTo endpoint: Endpoint, retryAfterSeconds: Int = 1) async {
+        /// Makes the next `count` requests to an endpoint answer a rate limit: 429 with `Retry-After`
+        /// by default.
+        ///
+        /// - Parameters:
+        ///   - count: How many requests are refused.
+        ///   - endpoint: The endpoint.
+        ///   - retryAfterSeconds: The `Retry-After` value. Defaults to 1.
+        ///   - status: 429 (the default), or 403 as the Google Calendar API also answers.
+        ///   - reason: The Google Calendar API `errors[].reason`: `rateLimitExceeded` (the default)
+        ///     or `userRateLimitExceeded`.
+        public func rateLimitNext(
+            _ count: Int,
+            requestsTo endpoint: Endpoint,
+            retryAfterSeconds: Int = 1,
+            status: Int = 429,
+            reason: String = "rateLimitExceeded"
+        ) async {
             await self.state.updateFaults {
                 $0.rateLimits[endpoint] = count
                 $0.retryAfterSeconds = retryAfterSeconds
+                $0.rateLimitStatus = status
+                $0.rateLimitReason = reason
             }
         }
 
@@ -105,8 +122,8 @@ extension DevProvider {
             await self.state.keys.current.kid
         }
 
-        /// Clears faults, counters, grants, tokens, codes, device codes and disabled users.
-        /// Signing keys are kept.
+        /// Clears faults, counters, grants, tokens, codes, device codes and disabled users, and
+        /// restores the seeded calendars (invalidating sync tokens and delta links). Signing keys are kept.
         public func reset() async {
             await self.state.reset()
         }

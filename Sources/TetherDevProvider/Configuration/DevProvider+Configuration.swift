@@ -13,7 +13,7 @@ extension DevProvider {
         public var issuer: URL?
         /// Registered clients. Defaults to ``ClientRegistration/defaultClient``.
         public var clients: [ClientRegistration]
-        /// Users who can sign in. Defaults to ``User/ada``.
+        /// Users who can sign in. Defaults to ``User/ada`` and ``User/grace``.
         public var users: [User]
         /// Lifetime of access tokens (`expires_in`). Defaults to 3600 s.
         public var accessTokenLifetime: Duration
@@ -59,7 +59,7 @@ extension DevProvider {
             port: Int = 0,
             issuer: URL? = nil,
             clients: [ClientRegistration] = [.defaultClient],
-            users: [User] = [.ada],
+            users: [User] = [.ada, .grace],
             accessTokenLifetime: Duration = .seconds(3600),
             idTokenLifetime: Duration = .seconds(3600),
             authorizationCodeLifetime: Duration = .seconds(600),

@@ -29,9 +29,15 @@ extension DevProvider {
         /// `/resource` and `/resource/admin`.
         public static let resource = Endpoint("resource")
 
+        /// The Google Calendar API, everything under `/calendar/v3/`.
+        public static let googleCalendar = Endpoint("google_calendar")
+        /// The Microsoft Graph calendar API, everything under `/v1.0/`.
+        public static let graphCalendar = Endpoint("graph_calendar")
+
         /// All endpoints that take faults and are counted.
         public static let all: [Endpoint] = [
             .discovery, .jwks, .authorize, .token, .revoke, .deviceAuthorization, .device, .userinfo, .resource,
+            .googleCalendar, .graphCalendar,
         ]
 
         /// The endpoint serving a request path, or `nil` for admin and unknown paths.
@@ -55,6 +61,10 @@ extension DevProvider {
                 self = .userinfo
             case "/resource", "/resource/admin":
                 self = .resource
+            case _ where path.hasPrefix("/calendar/v3/"):
+                self = .googleCalendar
+            case _ where path.hasPrefix("/v1.0/"):
+                self = .graphCalendar
             default:
                 return nil
             }

@@ -15,6 +15,12 @@ extension DevProvider {
         public var rateLimits: [Endpoint: Int]
         /// The `Retry-After` value, in whole seconds, of injected 429s. Defaults to 1.
         public var retryAfterSeconds: Int
+        /// The status of injected rate limits: 429 (the default), or 403 as the Google Calendar API
+        /// also answers them.
+        public var rateLimitStatus: Int
+        /// The Google Calendar API `errors[].reason` of injected rate limits: `rateLimitExceeded`
+        /// (the default) or `userRateLimitExceeded`.
+        public var rateLimitReason: String
         /// The next N connections to an endpoint are closed without a response.
         public var droppedConnections: [Endpoint: Int]
         /// Offset added to `iat`, `exp`, `auth_time` of issued JWTs (a provider whose clock is off).
@@ -29,6 +35,8 @@ extension DevProvider {
             serverErrorStatus: Int = 503,
             rateLimits: [Endpoint: Int] = [:],
             retryAfterSeconds: Int = 1,
+            rateLimitStatus: Int = 429,
+            rateLimitReason: String = "rateLimitExceeded",
             droppedConnections: [Endpoint: Int] = [:],
             clockSkew: Duration = .zero,
             interactionRequiredRefreshes: Int = 0
@@ -38,6 +46,8 @@ extension DevProvider {
             self.serverErrorStatus = serverErrorStatus
             self.rateLimits = rateLimits
             self.retryAfterSeconds = retryAfterSeconds
+            self.rateLimitStatus = rateLimitStatus
+            self.rateLimitReason = rateLimitReason
             self.droppedConnections = droppedConnections
             self.clockSkew = clockSkew
             self.interactionRequiredRefreshes = interactionRequiredRefreshes

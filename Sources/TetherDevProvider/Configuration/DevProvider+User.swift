@@ -30,5 +30,14 @@ extension DevProvider {
             email: "ada@example.com",
             name: "Ada Lovelace"
         )
+
+        /// `grace` / `hopper`, subject `grace-0002`, `grace@example.com`, "Grace Hopper".
+        public static let grace = User(
+            username: "grace",
+            password: "hopper",
+            subject: "grace-0002",
+            email: "grace@example.com",
+            name: "Grace Hopper"
+        )
     }
 }

@@ -11,6 +11,8 @@ extension Endpoints {
         let status: Int?
         let rateLimits: Int?
         let retryAfter: Int?
+        let rateLimitStatus: Int?
+        let rateLimitReason: String?
         let droppedConnections: Int?
 
         enum CodingKeys: String, CodingKey {
@@ -20,6 +22,8 @@ extension Endpoints {
             case status
             case rateLimits = "rate_limits"
             case retryAfter = "retry_after"
+            case rateLimitStatus = "rate_limit_status"
+            case rateLimitReason = "rate_limit_reason"
             case droppedConnections = "dropped_connections"
         }
     }
@@ -75,7 +79,19 @@ extension Endpoints {
                 await api.failNext(count, requestsTo: endpoint, status: body.status ?? 503)
             }
             if let count = body.rateLimits {
-                await api.rateLimitNext(count, requestsTo: endpoint, retryAfterSeconds: body.retryAfter ?? 1)
+                await api.rateLimitNext(
+                    count,
+                    requestsTo: endpoint,
+                    retryAfterSeconds: body.retryAfter ?? 1,
+                    status: body.rateLimitStatus ?? 429,
+                    reason: body.rateLimitReason ?? "rateLimitExceeded"
+                )
+            }
+            if let retryAfter = body.retryAfter, body.rateLimits == nil {
+                // Also the `Retry-After` of calendar server errors (Graph's 503).
+                var faults = await api.faults()
+                faults.retryAfterSeconds = retryAfter
+                await api.setFaults(faults)
             }
             if let count = body.droppedConnections {
                 await api.dropNext(count, connectionsTo: endpoint)
@@ -136,6 +152,7 @@ extension Endpoints {
             await api.reset()
             return HTTPResponses.json([:])
         }
+        self.registerCalendarAdmin(on: admin, api: api)
         admin.post("tokens") { request, _ in
             let body = try await self.jsonBody(MintRequest.self, from: request)
             do {
@@ -180,6 +197,8 @@ extension Endpoints {
             "server_error_status": .int(faults.serverErrorStatus),
             "rate_limits": names(faults.rateLimits) { .int($0) },
             "retry_after": .int(faults.retryAfterSeconds),
+            "rate_limit_status": .int(faults.rateLimitStatus),
+            "rate_limit_reason": .string(faults.rateLimitReason),
             "dropped_connections": names(faults.droppedConnections) { .int($0) },
             "clock_skew": .int(faults.clockSkew.wholeSeconds),
             "interaction_required_refreshes": .int(faults.interactionRequiredRefreshes),

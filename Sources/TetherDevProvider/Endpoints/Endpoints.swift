@@ -39,6 +39,8 @@ struct Endpoints: Sendable {
         router.post("/userinfo") { request, _ in try await self.userinfo(request) }
         router.get("/resource") { request, _ in try await self.resource(request, requiredScope: nil) }
         router.get("/resource/admin") { request, _ in try await self.resource(request, requiredScope: "admin") }
+        self.registerGoogleCalendar(on: router)
+        self.registerGraphCalendar(on: router)
         self.registerAdmin(on: router)
     }
 

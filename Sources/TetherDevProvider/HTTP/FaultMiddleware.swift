@@ -31,18 +31,22 @@ struct FaultMiddleware: RouterMiddleware {
             context.logger.debug("Dropping connection (fault)", metadata: ["devprovider.endpoint": "\(endpoint)"])
             try? await context.channel.close()
             throw ConnectionDropped()
-        case .serverError(let status):
+        case .serverError where endpoint.isCalendar, .rateLimit where endpoint.isCalendar:
+            // The calendar APIs answer in their own error shapes.
+            response = try CalendarAPIError.fault(decision, endpoint: endpoint, now: self.state.configuration.now())
+                .response(from: request, context: context)
+        case .serverError(let status, _):
             response = HTTPResponses.json(
                 ["error": "server_error", "error_description": "Injected server error."],
                 status: HTTPResponse.Status(code: status),
                 noStore: true
             )
-        case .rateLimit(let retryAfter):
+        case .rateLimit(let retryAfter, let status, _):
             var headers = HTTPFields()
             headers[.retryAfter] = "\(retryAfter)"
             response = HTTPResponses.json(
                 ["error": "temporarily_unavailable", "error_description": "Injected rate limit."],
-                status: .tooManyRequests,
+                status: HTTPResponse.Status(code: status),
                 headers: headers,
                 noStore: true
             )

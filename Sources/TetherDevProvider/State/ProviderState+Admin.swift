@@ -3,8 +3,8 @@ import Foundation
 /// What the fault middleware must do with one request.
 enum FaultDecision: Sendable {
     case proceed
-    case serverError(status: Int)
-    case rateLimit(retryAfterSeconds: Int)
+    case serverError(status: Int, retryAfterSeconds: Int)
+    case rateLimit(retryAfterSeconds: Int, status: Int, reason: String)
     case drop
 }
 
@@ -24,12 +24,22 @@ extension ProviderState {
         if let remaining = self.faults.serverErrors[endpoint], remaining > 0 {
             self.faults.serverErrors[endpoint] = remaining - 1
             self.count(.injectedServerErrors)
-            return (latency, .serverError(status: self.faults.serverErrorStatus))
+            return (
+                latency,
+                .serverError(status: self.faults.serverErrorStatus, retryAfterSeconds: self.faults.retryAfterSeconds)
+            )
         }
         if let remaining = self.faults.rateLimits[endpoint], remaining > 0 {
             self.faults.rateLimits[endpoint] = remaining - 1
             self.count(.injectedRateLimits)
-            return (latency, .rateLimit(retryAfterSeconds: self.faults.retryAfterSeconds))
+            return (
+                latency,
+                .rateLimit(
+                    retryAfterSeconds: self.faults.retryAfterSeconds,
+                    status: self.faults.rateLimitStatus,
+                    reason: self.faults.rateLimitReason
+                )
+            )
         }
         return (latency, .proceed)
     }
@@ -91,6 +101,7 @@ extension ProviderState {
         self.deviceAuthorizations = [:]
         self.userCodes = [:]
         self.pending = [:]
+        self.calendarStore.reset(users: self.configuration.users, now: self.now, epoch: self.calendarStore.epoch)
     }
 
     struct MintingError: Error, CustomStringConvertible {

@@ -19,12 +19,14 @@ actor ProviderState {
     var deviceAuthorizations: [String: DeviceAuthorizationRecord] = [:]
     var userCodes: [String: String] = [:]
     var pending: [String: PendingAuthorization] = [:]
+    var calendarStore: CalendarStore
 
     init(configuration: Configuration) {
         self.configuration = configuration
         self.issuerURL = configuration.issuer ?? Self.issuer(host: configuration.host, port: configuration.port)
         self.keys = SigningKeySet(current: .processWide)
         self.faults = configuration.faults
+        self.calendarStore = CalendarStore(users: configuration.users, now: configuration.now())
     }
 
     // MARK: Basics
