@@ -127,6 +127,18 @@ enum CalendarFailurePolicy {
         return "\(target) answered HTTP \(status)\(reason)"
     }
 
+    /// Whether a `401` calls for one refresh and retry that `AuthorizedClient` did not make: Microsoft Graph
+    /// refuses an expired or revoked token with `WWW-Authenticate: Bearer realm="", authorization_uri=…` and no
+    /// `error` attribute ("Handle errors in Microsoft Graph", <https://learn.microsoft.com/graph/errors>), which
+    /// `AuthorizedClient` does not read as a stale token. Only when exactly one `401` was seen, so a token
+    /// already refreshed once is never refreshed again.
+    static func refreshesAfterUnauthorized(_ error: any Error, responses: Int) -> Bool {
+        guard let error = error as? AuthorizedClientError, error == .unauthorized, !error.requiresSignIn else {
+            return false
+        }
+        return responses == 1 && error.challenge?.error == nil
+    }
+
     /// Whether a request that failed this way is worth sending again after a pause: rate limits, and server
     /// errors that had a response (a missing network is reported at once rather than waited out).
     static func isRetriable(_ error: CalendarError) -> Bool {

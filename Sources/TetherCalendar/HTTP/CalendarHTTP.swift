@@ -55,6 +55,7 @@ struct CalendarHTTP: Sendable {
             )
         }
         var attempt = 0
+        var refreshedAfterChallenge = false
         while true {
             attempt += 1
             let probe = ProbingTransport(base: transport)
@@ -69,17 +70,22 @@ struct CalendarHTTP: Sendable {
             do {
                 return try await client.send(request).1
             } catch {
-                var failure = try CalendarFailurePolicy.classify(error, response: probe.lastError, target: target)
-                guard let delay = CalendarFailurePolicy.delay(after: attempt, error: failure, policy: retry) else {
-                    if failure == .needsSignIn, failure.accountHint == nil {
-                        failure = failure.with(
-                            message: failure.message,
-                            httpStatus: failure.httpStatus,
-                            accountHint: await session.status.account,
-                            cause: failure.cause
+                if !refreshedAfterChallenge,
+                    CalendarFailurePolicy.refreshesAfterUnauthorized(error, responses: probe.unauthorizedCount)
+                {
+                    refreshedAfterChallenge = true
+                    do {
+                        _ = try await session.forceRefresh()
+                        continue
+                    } catch {
+                        throw try await withAccountHint(
+                            CalendarFailurePolicy.classify(error, response: nil, target: target)
                         )
                     }
-                    throw failure
+                }
+                let failure = try CalendarFailurePolicy.classify(error, response: probe.lastError, target: target)
+                guard let delay = CalendarFailurePolicy.delay(after: attempt, error: failure, policy: retry) else {
+                    throw await withAccountHint(failure)
                 }
                 logger.debug(
                     "Calendar request throttled or failed; retrying",
@@ -91,6 +97,18 @@ struct CalendarHTTP: Sendable {
                 try await clock.sleep(for: delay)
             }
         }
+    }
+
+    /// A "needs sign-in" error names the account to sign in again, from the session's record.
+    private func withAccountHint(_ failure: CalendarError) async -> CalendarError {
+        guard failure == .needsSignIn, failure.accountHint == nil else { return failure }
+        return failure.with(
+            message: failure.message,
+            httpStatus: failure.httpStatus,
+            providerReason: failure.providerReason,
+            accountHint: await session.status.account,
+            cause: failure.cause
+        )
     }
 
     /// GETs `url` and decodes the JSON body.
@@ -112,10 +130,13 @@ struct CalendarHTTP: Sendable {
 final class ProbingTransport: HTTPTransport, Sendable {
     private let base: any HTTPTransport
     private let captured = LockedState<CalendarFailurePolicy.ErrorResponse?>(nil)
+    private let unauthorized = LockedState(0)
 
     init(base: any HTTPTransport) { self.base = base }
 
     var lastError: CalendarFailurePolicy.ErrorResponse? { captured.withLock { $0 } }
+    /// How many `401` responses passed.
+    var unauthorizedCount: Int { unauthorized.withLock { $0 } }
 
     func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         let (response, data) = try await base.send(request, body: body)
@@ -126,6 +147,7 @@ final class ProbingTransport: HTTPTransport, Sendable {
                 body: data.prefix(16 * 1024)
             )
             captured.withLock { $0 = error }
+            if response.status.code == 401 { unauthorized.withLock { $0 += 1 } }
         }
         return (response, data)
     }
