@@ -19,6 +19,10 @@ struct Benchmarks {
         let scale = quick ? 10 : 1
         print("tether benchmarks (\(quick ? "quick" : "full"), \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         print("")
+        if CommandLine.arguments.contains("--calendar") {
+            try await CalendarBenchmarks.run(scale: scale)
+            return
+        }
         try await validAccessTokenFresh(iterations: 1_000_000 / scale, label: "main actor")
         try await Task.detached { try await validAccessTokenFresh(iterations: 1_000_000 / scale, label: "a task") }
             .value

@@ -1,10 +1,103 @@
 import Foundation
+import Logging
+import Tether
 import TetherCalendar
+import TetherDevProvider
+import TetherOAuth
+import TetherURLSession
 
 /// Calendar decoding throughput, and syncs against the development provider's calendar APIs on 127.0.0.1.
 enum CalendarBenchmarks {
     static func run(scale: Int) async throws {
         try decoding(pages: 200 / scale)
+        try await loopback(runs: max(20 / scale, 3))
+    }
+
+    /// A full sync of 5,000 events and an incremental sync with one change, for each API, against the development
+    /// provider on 127.0.0.1 (URLSession transport, default page sizes: 250 for Google, 100 for Graph).
+    static func loopback(runs: Int) async throws {
+        let silent = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+        let running = try await DevProvider().start()
+        defer { Task { await running.stop() } }
+        let transport = URLSessionTransport(configuration: HTTPTransportConfiguration(maximumResponseSize: 8 << 20))
+        let configuration = try await ProviderConfiguration.discover(
+            issuer: running.issuer.absoluteString,
+            clientID: "tether-dev-client",
+            redirectURI: URL(string: "http://127.0.0.1:40000/callback"),
+            providerID: "dev",
+            transport: transport
+        )
+        let client = try OAuthClient(configuration: configuration, transport: transport, logger: silent)
+        let epoch = await running.admin.calendarEpoch()
+        let window = DateInterval(start: epoch, duration: 110 * 86_400)
+        let clock = ContinuousClock()
+        let users: [(String, String, String, CalendarSourceKind)] = [
+            ("ada", "lovelace", "https://www.googleapis.com/auth/calendar.readonly", .google),
+            ("grace", "hopper", "Calendars.Read", .microsoft),
+        ]
+        for (username, password, scope, kind) in users {
+            let agent = DevProvider.SignInAgent(username: username, password: password, allows: true) { request, body in
+                try await transport.send(request, body: body)
+            }
+            let presenter = ProgrammaticPresenter(redirectURI: URL(string: "http://127.0.0.1:40000/callback")!) {
+                try await agent.authorize($0)
+            }
+            let result = try await client.signIn(using: presenter, scopes: ["openid", "offline_access", scope])
+            guard let account = result.account else { throw OAuthBenchmarks.BenchmarkError("no account") }
+            let session = Session(id: ConnectionID(username), store: MemoryStore(), refresher: client, logger: silent)
+            try await session.signIn(account: account, tokens: result.tokens)
+            guard let primary = await running.admin.calendarIDs(ofUser: username).first else {
+                throw OAuthBenchmarks.BenchmarkError("no calendar")
+            }
+            try await running.admin.generateCalendarEvents(5_000, user: username, calendar: primary, start: epoch)
+            let source: any CalendarSource
+            switch kind {
+            case .google:
+                source = GoogleCalendarClient(
+                    session: session,
+                    transport: transport,
+                    configuration: GoogleCalendarClient.Configuration(
+                        baseURL: running.issuer.appendingPathComponent("calendar/v3")
+                    ),
+                    logger: silent
+                )
+            default:
+                source = GraphCalendarClient(
+                    session: session,
+                    transport: transport,
+                    configuration: GraphCalendarClient.Configuration(
+                        baseURL: running.issuer.appendingPathComponent("v1.0")
+                    ),
+                    logger: silent
+                )
+            }
+            var full: [Double] = []
+            var state = CalendarSyncState()
+            for _ in 0..<runs {
+                let start = clock.now
+                let outcome = try await source.sync(window: window)
+                full.append(Benchmarks.nanoseconds(clock.now - start) / 1e6)
+                guard outcome.state.allEvents.count >= 5_000 else {
+                    throw OAuthBenchmarks.BenchmarkError("the full sync missed events")
+                }
+                state = outcome.state
+            }
+            let changed = state.allEvents.first { $0.title.hasPrefix("Generated event") }?.id ?? ""
+            var incremental: [Double] = []
+            for index in 0..<runs {
+                try await running.admin.updateCalendarEvent(id: changed) { $0.summary = "Changed \(index)" }
+                let start = clock.now
+                let outcome = try await source.sync(from: state, window: window, calendars: nil)
+                incremental.append(Benchmarks.nanoseconds(clock.now - start) / 1e6)
+                guard outcome.modes.values.contains(.incremental) else {
+                    throw OAuthBenchmarks.BenchmarkError("the sync was not incremental")
+                }
+                state = outcome.state
+            }
+            let name = kind == .google ? "Google (sync token)" : "Graph (delta link)"
+            Benchmarks.report("\(name): full sync of 5,000+ events on loopback", full, unit: "ms")
+            Benchmarks.report("\(name): incremental sync, one change, on loopback", incremental, unit: "ms")
+        }
     }
 
     /// A Google `events.list` page of `count` events: timed with offsets, all-day, recurring instances, HTML
