@@ -42,6 +42,8 @@ public actor CalendarConnections {
     private let dateSource: DateSource
     private let logger: Logger
     private var memory: [CalendarSourceID: Memory] = [:]
+    /// The fetch started last; the next one waits for it.
+    private var lastFetch: Task<Void, Never>?
 
     /// What the connections remember of one source.
     private struct Memory {
@@ -157,10 +159,21 @@ public actor CalendarConnections {
     }
 
     /// Syncs every source concurrently and reports, per source, what loaded, what did not, why and since when.
-    /// It never throws: failures are in the reports.
+    /// It never throws: failures are in the reports. Fetches run one after another, so that a later one always
+    /// starts from the state an earlier one stored.
     /// - Parameter window: The events wanted.
     /// - Returns: The events served and a report per source.
     public func fetch(window: DateInterval) async -> CalendarFetchResult {
+        let previous = lastFetch
+        let task = Task {
+            await previous?.value
+            return await self.performFetch(window: window)
+        }
+        lastFetch = Task { _ = await task.value }
+        return await task.value
+    }
+
+    private func performFetch(window: DateInterval) async -> CalendarFetchResult {
         let attempts = await syncAll(sources, window: window)
         var reports: [CalendarSourceReport] = []
         for source in sources {

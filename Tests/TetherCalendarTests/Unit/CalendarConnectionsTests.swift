@@ -162,6 +162,36 @@ struct CalendarConnectionsTests {
     }
 }
 
+extension CalendarConnectionsTests {
+    @Test func fetchesRunOneAfterAnotherEachFromTheStateTheLastStored() async {
+        let counter = SyncCounter()
+        let source = StubSource(id: "google", kind: .google, status: .connected(account: nil)) { state, _ in
+            let count = state.allEvents.count
+            await counter.enter()
+            await Task.yield()
+            await counter.leave()
+            let events = (0...count).map { StubSource.event("e\($0)", source: "google", at: "2025-03-04T09:00:00Z") }
+            return CalendarSyncOutcome(state: StubSource.state(events))
+        }
+        let connections = CalendarConnections(sources: [source], timeZone: utc, logger: silent)
+        async let first = connections.fetch(window: Self.window)
+        async let second = connections.fetch(window: Self.window)
+        let counts = await [first.events.count, second.events.count].sorted()
+        #expect(counts == [1, 2])
+        #expect(await counter.maximum == 1)
+    }
+}
+
+actor SyncCounter {
+    private var current = 0
+    private(set) var maximum = 0
+    func enter() {
+        current += 1
+        maximum = max(maximum, current)
+    }
+    func leave() { current -= 1 }
+}
+
 final class LockedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var state: Bool
