@@ -266,7 +266,7 @@ public struct AccessTokenVerifier: Sendable {
     public func verify(_ token: String) async throws -> VerifiedToken {
         guard let audience = audiences.first else {
             throw AccessTokenError.invalid.with(
-                description: "The access token is meant for another audience",
+                message: "The access token is meant for another audience",
                 cause: nil
             )
         }
@@ -297,11 +297,11 @@ public struct AccessTokenVerifier: Sendable {
 
     static func accessTokenError(for error: IDTokenError) -> AccessTokenError {
         if error == .expired {
-            return AccessTokenError.expired.with(description: "The access token expired", cause: error)
+            return AccessTokenError.expired.with(message: "The access token expired", cause: error)
         }
         if error == .keysUnavailable {
             return AccessTokenError.keysUnavailable.with(
-                description: "The token could not be checked; try again later",
+                message: "The token could not be checked; try again later",
                 cause: error
             )
         }
@@ -316,6 +316,6 @@ public struct AccessTokenVerifier: Sendable {
             (.tooOld, "The access token is too old"),
         ]
         let description = descriptions.first { $0.0 == error }?.1 ?? "The access token is malformed"
-        return AccessTokenError.invalid.with(description: description, cause: error)
+        return AccessTokenError.invalid.with(message: description, cause: error)
     }
 }

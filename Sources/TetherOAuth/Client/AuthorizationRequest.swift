@@ -105,7 +105,7 @@ extension AuthorizationRequest {
                 .provider,
                 "The authorization failed: \(error)",
                 classification: body.classification(status: 400),
-                code: body.code,
+                errorCode: body.code,
                 errorDescription: body.description,
                 errorURI: body.uri
             )

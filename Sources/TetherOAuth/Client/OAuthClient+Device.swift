@@ -103,7 +103,7 @@ extension OAuthClient {
                     idTokenClaims: claims
                 )
             } catch let error as OAuthError {
-                switch error.code {
+                switch error.errorCode {
                 case OAuthErrorCode.authorizationPending?:
                     continue
                 case OAuthErrorCode.slowDown?:

@@ -310,7 +310,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
                 "Token request failed",
                 metadata: [
                     "oauth.grant_type": "\(grantType)", "http.status": "\(response.status.code)",
-                    "oauth.error": "\(error.code?.rawValue ?? "-")",
+                    "oauth.error": "\(error.errorCode?.rawValue ?? "-")",
                 ]
             )
             throw error
@@ -439,7 +439,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
             .provider,
             "\(error.code)\(error.detail.map { " (\($0))" } ?? "") from \(Self.redacted(endpoint)) (HTTP \(status))",
             classification: error.classification(status: status),
-            code: error.code,
+            errorCode: error.code,
             errorDescription: error.description,
             errorURI: error.uri,
             httpStatus: status,

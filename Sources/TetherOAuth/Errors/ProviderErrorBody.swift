@@ -40,7 +40,7 @@ struct ProviderErrorBody: Sendable {
 
     /// What the error means for a session. Classification uses codes, never the description text
     /// (Google and Microsoft both say so).
-    func classification(status: Int) -> OAuthError.Classification {
+    func classification(status: Int) -> RefreshError.Kind {
         if status >= 500 || status == 429 { return .transient }
         switch code.rawValue {
         case "invalid_grant":

@@ -101,7 +101,7 @@ public final class AppleRefreshTokenCredentialStateReader: AppleCredentialStateR
             state = .authorized
         } catch let error as OAuthError
             where error.requiresReauthentication
-            || error.code == .invalidRequest && error.httpStatus == 400
+            || error.errorCode == .invalidRequest && error.httpStatus == 400
         {
             state = .revoked
         }

@@ -87,7 +87,7 @@ struct AuthorizationRequestTests {
         do {
             _ = try request.callback(from: callback(request, ["error": "invalid_scope", "state": request.state]))
         } catch let error as OAuthError {
-            #expect(error.code == .invalidScope)
+            #expect(error.errorCode == .invalidScope)
             #expect(error.classification == .configuration)
         }
     }

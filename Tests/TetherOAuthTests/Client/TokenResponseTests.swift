@@ -134,7 +134,7 @@ struct TokenResponseTests {
             400,
             #"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#
         )
-        #expect(error.code == .invalidGrant)
+        #expect(error.errorCode == .invalidGrant)
         #expect(error.classification == .permanent(.grantRevoked))
         #expect(error.refreshError.kind == .permanent(.grantRevoked))
     }
@@ -172,7 +172,7 @@ struct TokenResponseTests {
             400,
             #"{"error":{"code":400,"message":"\#(message)","status":"INVALID_ARGUMENT"}}"#
         )
-        #expect(error.code == OAuthErrorCode(message))
+        #expect(error.errorCode == OAuthErrorCode(message))
         guard case .permanent(let signInReason) = error.classification else {
             Issue.record("expected permanent, got \(error.classification)")
             return

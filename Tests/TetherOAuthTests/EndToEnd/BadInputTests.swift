@@ -110,7 +110,7 @@ struct BadInputTests {
             _ = try await client.completeSignIn(callbackURL: callbackURL, for: request)
             Issue.record("a code was redeemed twice")
         } catch let error as OAuthError {
-            #expect(error.code == .invalidGrant)
+            #expect(error.errorCode == .invalidGrant)
         }
         try await stored.expectUntouched()
     }

@@ -74,7 +74,7 @@ struct AccessTokenVerifierTests {
         } catch let error as AccessTokenError {
             #expect(error == .expired)
             #expect(error.rfc6750Error == "invalid_token")
-            #expect(error.errorDescription == "The access token expired")
+            #expect(error.message == "The access token expired")
         }
     }
 
@@ -186,7 +186,7 @@ struct AccessTokenVerifierTests {
             Issue.record("another app's token passed")
         } catch let error as AccessTokenError {
             #expect(error == .invalid)
-            #expect(error.errorDescription == "The access token is meant for another audience")
+            #expect(error.message == "The access token is meant for another audience")
         }
     }
 
