@@ -281,10 +281,7 @@ public final class VaultStore: CredentialStore {
 
     /// The base64url encoding, without padding, of the identifier's UTF-8.
     package static func fileStem(for id: ConnectionID) -> String {
-        Data(id.rawValue.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Data(id.rawValue.utf8))
     }
 
     /// Reverses ``fileStem(for:)``; `nil` for anything it could not have produced.
@@ -292,9 +289,7 @@ public final class VaultStore: CredentialStore {
         guard !stem.isEmpty, stem.utf8.count <= maximumStemLength,
             stem.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
         else { return nil }
-        var base64 = stem.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let bytes = Data(base64Encoded: base64), let raw = String(data: bytes, encoding: .utf8),
+        guard let bytes = Base64URL.decode(stem), let raw = String(data: bytes, encoding: .utf8),
             !raw.isEmpty, raw.count <= 200
         else { return nil }
         let id = ConnectionID(raw)

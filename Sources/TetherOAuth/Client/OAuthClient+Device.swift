@@ -64,7 +64,7 @@ extension OAuthClient {
             userCode: userCode,
             verificationURI: verification,
             verificationURIComplete: object["verification_uri_complete"]?.string.flatMap(URL.init(string:)),
-            expiresAt: receivedAt.addingTimeInterval(expiresIn.timeIntervalValue),
+            expiresAt: receivedAt.addingTimeInterval(expiresIn.timeInterval),
             interval: interval,
             deviceCode: DeviceCode(deviceCode),
             scopes: scopes
