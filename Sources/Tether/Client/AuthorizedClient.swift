@@ -137,15 +137,18 @@ public struct AuthorizedClient: Sendable {
                     scope: scope,
                     serverMessage: Self.serverMessage(data)
                 )
-            case 429, 503:
-                let delay = Self.retryAfter(response, default: configuration.defaultRetryDelay)
+            default:
+                // Only a server that asked to be called again later (429, 503) is retried: after another 5xx the
+                // request may have taken effect, and the caller knows best whether to repeat it.
+                guard case .throttled(let retryAfter) = RetryPolicy.classify(response, body: data) else {
+                    throw server(response, data, target: target)
+                }
+                let delay = retryAfter ?? configuration.defaultRetryDelay
                 guard retriable, attempt < configuration.maximumAttempts, delay <= configuration.maximumRetryDelay
                 else {
                     throw server(response, data, target: target)
                 }
                 try await clock.sleep(for: delay)
-            default:
-                throw server(response, data, target: target)
             }
         }
     }
@@ -206,19 +209,12 @@ public struct AuthorizedClient: Sendable {
             message: "\(target) answered HTTP \(response.status.code)",
             httpStatus: response.status.code,
             serverMessage: Self.serverMessage(data),
-            retryAfter: response.headerFields[.retryAfter].flatMap { Int($0) }.map { Duration.seconds($0) }
+            retryAfter: RetryPolicy.retryAfter(response.headerFields)
         )
     }
 
     static func isIdempotent(_ method: HTTPRequest.Method) -> Bool {
         [.get, .head, .options, .put, .delete, .trace].contains(method)
-    }
-
-    static func retryAfter(_ response: HTTPResponse, default fallback: Duration) -> Duration {
-        guard let value = response.headerFields[.retryAfter], let seconds = Int(value), seconds >= 0 else {
-            return fallback
-        }
-        return .seconds(seconds)
     }
 
     /// A short message from a JSON error body (`message`, `error_description`, `error.message`, `error`), at

@@ -52,7 +52,7 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// Whether retrying later may succeed: everything but an invalid request or an oversized response.
-    public var isTransient: Bool { code != .invalidRequest && code != .responseTooLarge }
+    public var isTransient: Bool { RetryPolicy.classify(self).isTransient }
 
     /// The type and the message: `TransportError: message`.
     public var description: String { "TransportError: \(message)" }

@@ -104,7 +104,7 @@ extension AuthorizationRequest {
             throw OAuthError(
                 .provider,
                 "The authorization failed: \(error)",
-                classification: body.classification(status: 400),
+                classification: body.classification(.permanent),
                 errorCode: body.code,
                 errorDescription: body.description,
                 errorURI: body.uri

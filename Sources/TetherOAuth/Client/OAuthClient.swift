@@ -404,7 +404,11 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
         do {
             (response, data) = try await transport.send(request, body: body)
         } catch let error as TransportError {
-            throw OAuthError.transport.with(message: error.message, cause: error)
+            throw OAuthError.transport.with(
+                message: error.message,
+                classification: error.isTransient ? .transient : .configuration,
+                cause: error
+            )
         } catch is CancellationError {
             throw CancellationError()
         } catch {
@@ -423,14 +427,15 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
     /// Turns an error response into a classified ``OAuthError``.
     func errorResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
         let status = response.status.code
-        let retryAfter = response.headerFields[.retryAfter].flatMap { Int($0) }.map { Duration.seconds($0) }
+        let verdict = RetryPolicy.classify(response, body: body)
+        let retryAfter = RetryPolicy.retryAfter(response.headerFields)
         guard let error = ProviderErrorBody.parse(body) else {
             if JSONValue.object(from: body) == nil, !body.isEmpty {
                 return Self.notJSON(response, body, endpoint: endpoint).with(retryAfter: retryAfter)
             }
             return OAuthError.unexpectedStatus.with(
                 message: "\(Self.redacted(endpoint)) answered HTTP \(status)",
-                classification: status >= 500 || status == 429 || status == 408 ? .transient : .configuration,
+                classification: verdict.isTransient ? .transient : .configuration,
                 httpStatus: status,
                 retryAfter: retryAfter
             )
@@ -438,7 +443,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
         return OAuthError(
             .provider,
             "\(error.code)\(error.detail.map { " (\($0))" } ?? "") from \(Self.redacted(endpoint)) (HTTP \(status))",
-            classification: error.classification(status: status),
+            classification: error.classification(verdict),
             errorCode: error.code,
             errorDescription: error.description,
             errorURI: error.uri,
@@ -454,7 +459,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
         let isJSON = contentType.lowercased().contains("json")
         return (isJSON ? OAuthError.malformedResponse : OAuthError.unexpectedContentType).with(
             message: "\(redacted(endpoint)) answered HTTP \(status) with \(isJSON ? "malformed JSON" : contentType)",
-            classification: status >= 500 || status == 429 || status < 300 ? .transient : .configuration,
+            classification: RetryPolicy.classify(response, body: body).isTransient ? .transient : .configuration,
             httpStatus: status
         )
     }
