@@ -15,7 +15,8 @@ public import Foundation
 ///
 /// A simulator is one app (its entitlements) on one device (the items and the lock state). Use
 /// ``sharingDevice(accessGroups:applicationIdentifier:applicationGroups:)`` for a second app on the same device.
-/// The rules it encodes, with their sources, are in `FACTS.md` §4 "Apple Keychain (generic passwords)".
+/// The rules it encodes come from Apple's Security framework documentation
+/// (https://developer.apple.com/documentation/security/keychain-services) and `SecItem.h`; each rule cites its page.
 public final class KeychainSimulator: Sendable {
     /// The simulator the SecItem functions use in the current task; a process-wide instance unless a test binds
     /// its own with `KeychainSimulator.$current.withValue(_:operation:)`.
@@ -186,12 +187,14 @@ public final class KeychainSimulator: Sendable {
 
     // MARK: Entitlements
 
-    /// The access group an item lands in when a query names none: the first `keychain-access-groups` entry if
-    /// there is one, otherwise the application identifier (FACTS.md §4 [K-share]). App groups never are.
+    /// The access group an item lands in when a query names none: the first `keychain-access-groups` entry if there is
+    /// one, otherwise the application identifier
+    /// (https://developer.apple.com/documentation/security/sharing-access-to-keychain-items-among-a-collection-of-apps).
+    /// App groups never are.
     public var defaultAccessGroup: String { accessGroups.first ?? applicationIdentifier }
 
     /// Every group this app may use, in Apple's order: `keychain-access-groups`, the application identifier, then
-    /// the app groups (FACTS.md §4 [K-ag]).
+    /// the app groups (https://developer.apple.com/documentation/security/ksecattraccessgroup).
     public var entitledAccessGroups: [String] { accessGroups + [applicationIdentifier] + applicationGroups }
 
     // MARK: Device state
@@ -223,7 +226,7 @@ public final class KeychainSimulator: Sendable {
     }
 
     /// Sets or removes the passcode; removing it deletes every WhenPasscodeSetThisDeviceOnly item
-    /// (FACTS.md §4 [K-acc-values]).
+    /// (https://developer.apple.com/documentation/security/ksecattraccessible).
     /// - Parameter isSet: Whether the device has a passcode.
     public func setPasscode(_ isSet: Bool) {
         device.withLock { device in
@@ -321,17 +324,21 @@ public final class KeychainSimulator: Sendable {
         case .some(.synced): synchronizable = true
         case .some(.any): throw SecError(errSecParam)  // "Any" is a query value, not an attribute value.
         }
-        // Default accessibility when none is given: WhenUnlocked (FACTS.md §4 [K-acc-values]).
+        // Default accessibility when none is given: WhenUnlocked
+        // (https://developer.apple.com/documentation/security/ksecattraccessible).
         let accessibility = request.accessibility ?? Protection.whenUnlocked
         try Protection.validate(accessibility, synchronizable: synchronizable)
 
         return try device.withLock { device throws -> Any? in
             if accessibility == Protection.whenPasscodeSetThisDeviceOnly, !device.state.isPasscodeSet {
-                // "No items can be stored in this class on devices without a passcode" (FACTS.md §4). Apple does
-                // not document the status; developer reports show errSecAuthFailed, which the simulator returns.
+                // "No items can be stored in this class on devices without a passcode"
+                // (https://developer.apple.com/documentation/security/ksecattraccessiblewhenpasscodesetthisdeviceonly).
+                // Apple does not document the status; developer reports show errSecAuthFailed, which the simulator
+                // returns.
                 throw SecError(errSecAuthFailed)
             }
-            // Writing needs the protection class key, like reading (FACTS.md §4: WhenUnlocked items in the
+            // Writing needs the protection class key, like reading
+            // (https://developer.apple.com/documentation/security/ksecattraccessiblewhenunlocked: items in the
             // background fail with errSecInteractionNotAllowed).
             guard Protection.isAvailable(accessibility, in: device.state) else {
                 throw SecError(errSecInteractionNotAllowed)
@@ -349,7 +356,8 @@ public final class KeychainSimulator: Sendable {
                 data: request.data,
                 sequence: device.nextSequence + 1
             )
-            // Uniqueness: class + service + account + access group + synchronizable (FACTS.md §4 [K-dup]).
+            // Uniqueness: class + service + account + access group + synchronizable
+            // (https://developer.apple.com/documentation/security/errsecduplicateitem).
             guard !device.items.contains(where: { $0.primaryKey == item.primaryKey }) else {
                 throw SecError(errSecDuplicateItem)
             }
@@ -452,7 +460,7 @@ public final class KeychainSimulator: Sendable {
             if let service = request.service, item.service != service { return false }
             if let account = request.account, item.account != account { return false }
             // Without kSecAttrSynchronizable only local items match; `true` only synced; Any both
-            // (FACTS.md §4 [K-sync]).
+            // (https://developer.apple.com/documentation/security/ksecattrsynchronizable, SecItem.h).
             switch request.synchronizable ?? .local {
             case .local: if item.isSynchronizable { return false }
             case .synced: if !item.isSynchronizable { return false }
@@ -467,8 +475,9 @@ public final class KeychainSimulator: Sendable {
             return true
         }
         guard !matches.isEmpty else { throw SecError(errSecItemNotFound) }
-        // Attributes are encrypted with the item's class key too, so a locked class cannot be searched, read,
-        // changed or deleted (FACTS.md §4: typically errSecInteractionNotAllowed, ◐).
+        // Attributes are encrypted with the item's class key too, so a locked class cannot be searched, read, changed
+        // or deleted (typically errSecInteractionNotAllowed,
+        // https://developer.apple.com/documentation/security/errsecinteractionnotallowed).
         for index in matches where !Protection.isAvailable(device.items[index].accessibility, in: device.state) {
             throw SecError(errSecInteractionNotAllowed)
         }

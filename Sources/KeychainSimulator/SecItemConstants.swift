@@ -14,7 +14,7 @@ public typealias CFDictionary = [String: Any]
 /// Any Core Foundation object; on this platform, any Swift value.
 public typealias CFTypeRef = Any
 
-// MARK: - Status codes (Apple's values, FACTS.md §4 "OSStatus codes")
+// MARK: - Status codes (Apple's values, from SecBase.h)
 
 /// No error.
 public let errSecSuccess: OSStatus = 0
@@ -65,7 +65,7 @@ public let kSecAttrCreationDate: CFString = "cdat"
 /// The modification date attribute (read-only).
 public let kSecAttrModificationDate: CFString = "mdat"
 
-// MARK: - Accessibility values (FACTS.md §4 "kSecAttrAccessible values")
+// MARK: - Accessibility values (https://developer.apple.com/documentation/security/ksecattraccessible)
 
 /// Readable only while the device is unlocked; the default when none is given.
 public let kSecAttrAccessibleWhenUnlocked: CFString = "ak"

@@ -8,8 +8,9 @@ import Security
 import KeychainSimulator
 #endif
 
-// The SecItem calls behind KeychainStore. Every query names the class, service and account (or only the service,
-// to list), uses the data-protection keychain on macOS (FACTS.md §4 [K-dpk]), and never matches on
+// The SecItem calls behind KeychainStore. Every query names the class, service and account (or only the service, to
+// list), uses the data-protection keychain on macOS
+// (https://developer.apple.com/documentation/security/ksecusedataprotectionkeychain), and never matches on
 // kSecAttrAccessible.
 
 extension KeychainStore {

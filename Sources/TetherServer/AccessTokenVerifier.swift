@@ -115,9 +115,10 @@ public struct AccessTokenVerifier: Sendable {
         )
     }
 
-    /// Firebase Authentication ID tokens (FACTS §2.3): `RS256` with Google's X.509 certificate list,
-    /// `iss` = `https://securetoken.google.com/<projectID>`, `aud` = the project id, a non-empty `sub`, and an
-    /// `auth_time` in the past.
+    /// Firebase Authentication ID tokens
+    /// (https://firebase.google.com/docs/auth/admin/verify-id-tokens#verify_id_tokens_using_a_third-party_jwt_library):
+    /// `RS256` with Google's X.509 certificate list, `iss` = `https://securetoken.google.com/<projectID>`, `aud` = the
+    /// project id, a non-empty `sub`, and an `auth_time` in the past.
     /// - Parameters:
     ///   - projectID: The Firebase project id.
     ///   - transport: How the certificates are fetched.

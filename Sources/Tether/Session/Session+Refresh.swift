@@ -274,6 +274,9 @@ extension Session {
     /// when it was deleted (signed out), nothing is resurrected.
     func persist(_ updated: Connection, over current: Connection) async throws -> Connection {
         var base = current
+        // A conflict here means another writer changed the record between our read and our write; under the
+        // lease that is a metadata update, and a second one in the same moment is rare. Three rounds leave room
+        // for that, while a record that keeps changing ends as a storage failure instead of a loop.
         for _ in 0..<3 {
             var candidate = base
             candidate.tokens = updated.tokens

@@ -19,8 +19,12 @@ extension OAuthClient {
             fields.append(("client_id", configuration.clientID))
             if let secret { fields.append(("client_secret", secret.revealedValue)) }
         case .apiKey:
+            // The key is in the endpoint URL; Google's APIs reject a `client_id` field they do not know.
             break
         default:
+            // A public client names itself with `client_id` (RFC 6749 §3.2.1). A secret made per request (Sign in
+            // with Apple's signed JWT, see AppleClientSecret) goes with it in the body, as Apple requires; a static
+            // secret is never sent by a client configured as public.
             fields.append(("client_id", configuration.clientID))
             if let secret, clientSecretProvider != nil { fields.append(("client_secret", secret.revealedValue)) }
         }
@@ -81,6 +85,8 @@ extension OAuthClient {
         )
     }
 
+    /// A body that is not the JSON the protocol requires. A `2xx` like that is transient, not a provider bug: a
+    /// captive portal or a proxy's login page answered in the provider's place (see ``Tether/RetryPolicy``).
     static func notJSON(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
         let status = response.status.code
         let contentType = response.headerFields[.contentType] ?? "no content type"

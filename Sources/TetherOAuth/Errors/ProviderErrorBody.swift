@@ -60,7 +60,7 @@ struct ProviderErrorBody: Sendable {
             return .permanent(.sessionExpired)
         case "temporarily_unavailable", "server_error":
             return .transient
-        // Firebase secure-token API.
+        // Firebase secure-token API (https://firebase.google.com/docs/reference/rest/auth#section-refresh-token).
         case "TOKEN_EXPIRED", "INVALID_REFRESH_TOKEN", "INVALID_ID_TOKEN", "CREDENTIAL_TOO_OLD_LOGIN_AGAIN":
             return .permanent(.grantRevoked)
         case "USER_DISABLED":

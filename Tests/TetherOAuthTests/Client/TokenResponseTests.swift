@@ -5,7 +5,8 @@ import Tether
 
 @testable import TetherOAuth
 
-/// Parsing and classification of token endpoint answers, with the shapes real providers send (FACTS §2).
+/// Parsing and classification of token endpoint answers, with the shapes real providers send (RFC 6749 §5.1 and §5.2,
+/// and the providers' token endpoint documentation cited at each case).
 struct TokenResponseTests {
     static let endpoint = URL(string: "https://auth.example.com/token")!
 
