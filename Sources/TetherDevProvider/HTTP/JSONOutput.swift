@@ -1,12 +1,13 @@
 import Foundation
 
-/// A JSON document built in code; encoded with sorted keys so responses are stable.
-enum JSONValue: Sendable, Equatable, Encodable {
+/// A JSON document the provider writes: built in code, encoded with sorted keys so responses are stable. (The
+/// client side reads JSON with `TetherOAuth.JSONValue`; this one only writes.)
+enum JSONOutput: Sendable, Equatable, Encodable {
     case string(String)
     case int(Int)
     case bool(Bool)
-    case array([JSONValue])
-    case object([String: JSONValue])
+    case array([JSONOutput])
+    case object([String: JSONOutput])
     case null
 
     func encode(to encoder: any Encoder) throws {
@@ -29,42 +30,42 @@ enum JSONValue: Sendable, Equatable, Encodable {
     }
 
     /// A string array.
-    static func strings(_ values: [String]) -> JSONValue {
-        .array(values.map(JSONValue.string))
+    static func strings(_ values: [String]) -> JSONOutput {
+        .array(values.map(JSONOutput.string))
     }
 
     /// A string-to-int dictionary.
-    static func counts(_ values: [String: Int]) -> JSONValue {
-        .object(values.mapValues(JSONValue.int))
+    static func counts(_ values: [String: Int]) -> JSONOutput {
+        .object(values.mapValues(JSONOutput.int))
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral {
+extension JSONOutput: ExpressibleByStringLiteral {
     init(stringLiteral value: String) {
         self = .string(value)
     }
 }
 
-extension JSONValue: ExpressibleByIntegerLiteral {
+extension JSONOutput: ExpressibleByIntegerLiteral {
     init(integerLiteral value: Int) {
         self = .int(value)
     }
 }
 
-extension JSONValue: ExpressibleByBooleanLiteral {
+extension JSONOutput: ExpressibleByBooleanLiteral {
     init(booleanLiteral value: Bool) {
         self = .bool(value)
     }
 }
 
-extension JSONValue: ExpressibleByDictionaryLiteral {
-    init(dictionaryLiteral elements: (String, JSONValue)...) {
+extension JSONOutput: ExpressibleByDictionaryLiteral {
+    init(dictionaryLiteral elements: (String, JSONOutput)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
 
-extension JSONValue: ExpressibleByArrayLiteral {
-    init(arrayLiteral elements: JSONValue...) {
+extension JSONOutput: ExpressibleByArrayLiteral {
+    init(arrayLiteral elements: JSONOutput...) {
         self = .array(elements)
     }
 }

@@ -6,9 +6,9 @@ import Hummingbird
 /// Google-API error body, or an RFC 6750 bearer challenge. Every protocol failure is rendered
 /// through this one `HTTPResponseError`.
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
-struct OAuthError: HTTPResponseError {
+struct OAuthErrorResponse: HTTPResponseError {
     let status: HTTPResponse.Status
-    let body: JSONValue?
+    let body: JSONOutput?
     var headers: HTTPFields = [:]
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -37,15 +37,15 @@ struct OAuthError: HTTPResponseError {
         }
     }
 
-    init(status: HTTPResponse.Status, body: JSONValue?, headers: HTTPFields = [:]) {
+    init(status: HTTPResponse.Status, body: JSONOutput?, headers: HTTPFields = [:]) {
         self.status = status
         self.body = body
         self.headers = headers
     }
 
     /// A Google API error body as the Firebase secure-token endpoint sends it.
-    static func firebase(_ message: String, status: String = "INVALID_ARGUMENT") -> OAuthError {
-        OAuthError(
+    static func firebase(_ message: String, status: String = "INVALID_ARGUMENT") -> OAuthErrorResponse {
+        OAuthErrorResponse(
             status: .badRequest,
             body: [
                 "error": [
@@ -59,7 +59,7 @@ struct OAuthError: HTTPResponseError {
     }
 
     /// Renders a problem at the Firebase secure-token endpoint.
-    static func firebase(_ problem: OAuthProblem) -> OAuthError {
+    static func firebase(_ problem: OAuthProblem) -> OAuthErrorResponse {
         switch problem {
         case .refreshTokenUnknown: .firebase("INVALID_REFRESH_TOKEN")
         case .refreshTokenRevoked, .refreshTokenReused, .refreshTokenExpired, .interactionRequired:
@@ -76,7 +76,7 @@ struct OAuthError: HTTPResponseError {
     ///   - error: `invalid_token`, `insufficient_scope`, or `nil` when the request had no token.
     ///   - description: The `error_description`.
     ///   - scope: The scope the resource needs, for `insufficient_scope`.
-    static func bearer(error: String?, description: String? = nil, scope: String? = nil) -> OAuthError {
+    static func bearer(error: String?, description: String? = nil, scope: String? = nil) -> OAuthErrorResponse {
         var challenge = #"Bearer realm="tether-dev""#
         if let error {
             challenge += #", error="\#(error)""#
@@ -90,14 +90,14 @@ struct OAuthError: HTTPResponseError {
         var headers = HTTPFields()
         headers[.wwwAuthenticate] = challenge
         let status: HTTPResponse.Status = error == "insufficient_scope" ? .forbidden : .unauthorized
-        var body: JSONValue?
+        var body: JSONOutput?
         if let error {
             body = ["error": .string(error), "error_description": .string(description ?? error)]
         }
-        return OAuthError(status: status, body: body, headers: headers)
+        return OAuthErrorResponse(status: status, body: body, headers: headers)
     }
 
-    private static func googleBody(_ problem: OAuthProblem) -> JSONValue {
+    private static func googleBody(_ problem: OAuthProblem) -> JSONOutput {
         if problem.isRefreshTokenProblem || problem == .userDisabled {
             return ["error": "invalid_grant", "error_description": "Token has been expired or revoked."]
         }
@@ -113,7 +113,7 @@ struct OAuthError: HTTPResponseError {
         }
     }
 
-    private static func microsoftBody(_ problem: OAuthProblem, now: Date) -> JSONValue {
+    private static func microsoftBody(_ problem: OAuthProblem, now: Date) -> JSONOutput {
         let (number, message) = Self.microsoftCode(problem)
         let error: String =
             switch problem {
@@ -126,7 +126,7 @@ struct OAuthError: HTTPResponseError {
         let timestamp = Self.microsoftTimestamp(now)
         let description =
             "AADSTS\(number): \(message)\r\nTrace ID: \(traceID)\r\nCorrelation ID: \(correlationID)\r\nTimestamp: \(timestamp)"
-        var body: [String: JSONValue] = [
+        var body: [String: JSONOutput] = [
             "error": .string(error),
             "error_description": .string(description),
             "error_codes": [.int(number)],
