@@ -2,8 +2,8 @@
 
 import PackageDescription
 
-/// Platforms that do not have Apple's Security framework use the keychain simulator
-/// (a compatibility layer that provides the SecItem API surface) instead.
+/// Platforms without Apple's Security framework. There, `TetherKeychain` compiles against `SecItemShim` (the
+/// SecItem names and constants, no functions), and only the tests run `KeychainStore`, over `KeychainSimulator`.
 let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
 let package = Package(
@@ -133,10 +133,12 @@ let package = Package(
             dependencies: [
                 "Tether",
                 .product(name: "Logging", package: "swift-log"),
-                .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
+                .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
             ]
         ),
-        .target(name: "KeychainSimulator"),
+        .target(name: "SecItemShim"),
+        // An in-memory keychain that follows Apple's SecItem rules; not a product: only the tests use it.
+        .target(name: "KeychainSimulator", dependencies: ["SecItemShim"]),
 
         // MARK: Test support
         .target(
@@ -236,6 +238,7 @@ let package = Package(
                 "TetherKeychain",
                 "TetherTesting",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
+                .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),

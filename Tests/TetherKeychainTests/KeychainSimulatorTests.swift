@@ -1,6 +1,7 @@
 #if !canImport(Security)
 import Foundation
 import KeychainSimulator
+import SecItemShim
 import Testing
 
 /// The simulator's own rules (FACTS.md §4), checked through the SecItem functions.
