@@ -165,10 +165,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A helper process for the vault's crash and cross-process tests (see Tests/TetherTests/VaultCrashTests.swift).
         .executableTarget(
             name: "TetherStoreProbe",
-            dependencies: ["Tether", "TetherTesting"]
+            dependencies: ["Tether", "TetherTesting"],
+            path: "Tests/Helpers/TetherStoreProbe"
         ),
+        // `swift build -c release --product TetherBenchmarks` (see docs/benchmarks.md).
         .executableTarget(
             name: "TetherBenchmarks",
             dependencies: [
@@ -184,7 +187,42 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Benchmarks/TetherBenchmarks"
+        ),
+
+        // MARK: Test support shared by the test targets (not products)
+        .target(
+            name: "TetherTestSupport",
+            dependencies: ["Tether", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Tests/Support/TetherTestSupport"
+        ),
+        .target(
+            name: "JWTTestSupport",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/Support/JWTTestSupport"
+        ),
+        .target(
+            name: "SignInTestSupport",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherURLSession",
+                "TetherDevProvider",
+                "TetherTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/Support/SignInTestSupport"
         ),
 
         // MARK: Tests
@@ -202,6 +240,87 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherOAuth",
+                "TetherTesting",
+                "TetherTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherJWTTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherTesting",
+                "TetherTestSupport",
+                "JWTTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherServerTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherServer",
+                "TetherTesting",
+                "JWTTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "TetherHummingbirdTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherServer",
+                "TetherHummingbird",
+                "TetherTesting",
+                "TetherTestSupport",
+                "JWTTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherTransportTests",
+            dependencies: [
+                "Tether",
+                "TetherURLSession",
+                "TetherAsyncHTTPClient",
+                "TetherDevProvider",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherCLITests",
+            dependencies: [
+                "TetherCLI",
+                "Tether",
+                "TetherOAuth",
+                "TetherURLSession",
+                "TetherDevProvider",
+                "TetherTestSupport",
+                "SignInTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherEndToEndTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
                 "TetherJWT",
                 "TetherURLSession",
                 "TetherAsyncHTTPClient",
@@ -209,15 +328,13 @@ let package = Package(
                 "TetherDevProvider",
                 "TetherServer",
                 "TetherHummingbird",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "TetherTestSupport",
+                "JWTTestSupport",
+                "SignInTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import JWTTestSupport
 import Testing
 import TetherJWT
 import TetherOAuth

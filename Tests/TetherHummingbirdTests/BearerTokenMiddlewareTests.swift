@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import JWTTestSupport
 import NIOCore
 import Testing
 import Tether

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import JWTKit
+import JWTTestSupport
 import Testing
 import Tether
 import TetherJWT

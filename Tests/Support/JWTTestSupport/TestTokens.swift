@@ -1,30 +1,29 @@
 import Crypto
-import Foundation
+package import Foundation
 import InMemoryLogging
-import JWTKit
-import Logging
-import Testing
-import Tether
-import TetherJWT
-import TetherOAuth
-import TetherTesting
+package import JWTKit
+package import Logging
+package import Tether
+package import TetherJWT
+package import TetherOAuth
+package import TetherTesting
 
 /// A fixed instant for every token in these tests (2026-01-01T00:00:00Z); tokens never depend on the real date.
-let fixedNow = Date(timeIntervalSince1970: 1_767_225_600)
+package let fixedNow = Date(timeIntervalSince1970: 1_767_225_600)
 
-let testIssuer = "https://issuer.test"
-let testClientID = "client-1"
-let testKeysURL = URL(string: "https://issuer.test/keys")!
+package let testIssuer = "https://issuer.test"
+package let testClientID = "client-1"
+package let testKeysURL = URL(string: "https://issuer.test/keys")!
 
 /// A private key that signs test tokens, and its public JWK.
-struct TestKey: Sendable {
-    let kid: String
-    let alg: String
-    let collection: JWTKeyCollection
+package struct TestKey: Sendable {
+    package let kid: String
+    package let alg: String
+    package let collection: JWTKeyCollection
     /// The public JWK as a JSON object (without `alg` when `declaresAlgorithm` was false).
-    let publicJWK: String
+    package let publicJWK: String
 
-    static func rsa(
+    package static func rsa(
         _ pem: String = Fixtures.rsaPrivateKeyA,
         kid: String = "rsa-a",
         alg: String = "RS256",
@@ -50,17 +49,17 @@ struct TestKey: Sendable {
         return TestKey(kid: kid, alg: alg, collection: collection, publicJWK: jwk)
     }
 
-    static func es256(kid: String = "ec-1", pem: String? = nil) async throws -> TestKey {
+    package static func es256(kid: String = "ec-1", pem: String? = nil) async throws -> TestKey {
         let key = try pem.map { try ES256PrivateKey(pem: $0) } ?? ES256PrivateKey()
         let collection = JWTKeyCollection()
         await collection.add(ecdsa: key, kid: JWKIdentifier(string: kid))
-        let parameters = try #require(key.parameters)
+        guard let parameters = key.parameters else { throw MissingKeyParameters() }
         let jwk =
             #"{"kty":"EC","use":"sig","kid":"\#(kid)","alg":"ES256","crv":"P-256","x":"\#(parameters.x)","y":"\#(parameters.y)"}"#
         return TestKey(kid: kid, alg: "ES256", collection: collection, publicJWK: jwk)
     }
 
-    static func edDSA(kid: String = "ed-1") async throws -> TestKey {
+    package static func edDSA(kid: String = "ed-1") async throws -> TestKey {
         let key = try EdDSA.PrivateKey(curve: .ed25519)
         let collection = JWTKeyCollection()
         await collection.add(eddsa: key, kid: JWKIdentifier(string: kid))
@@ -70,7 +69,7 @@ struct TestKey: Sendable {
     }
 
     /// Signs `claims` with this key; the header carries this key's `alg` and `kid` unless overridden.
-    func sign(_ claims: [String: any Sendable], header: [String: any Sendable]? = nil) async throws -> IDToken {
+    package func sign(_ claims: [String: any Sendable], header: [String: any Sendable]? = nil) async throws -> IDToken {
         let header = header ?? ["alg": alg, "kid": kid, "typ": "JWT"]
         let signingInput = "\(try encodeJSON(header)).\(try encodeJSON(claims))"
         let algorithm = try await collection.getKey(for: JWKIdentifier(string: kid))
@@ -80,12 +79,12 @@ struct TestKey: Sendable {
 }
 
 /// A JWKS document with these keys.
-func jwks(_ keys: TestKey...) -> String {
+package func jwks(_ keys: TestKey...) -> String {
     #"{"keys":[\#(keys.map(\.publicJWK).joined(separator: ","))]}"#
 }
 
 /// Claims that pass the default expectations; override or remove (with `nil`) what a test needs.
-func claims(_ overrides: [String: (any Sendable)?] = [:]) -> [String: any Sendable] {
+package func claims(_ overrides: [String: (any Sendable)?] = [:]) -> [String: any Sendable] {
     var claims: [String: any Sendable] = [
         "iss": testIssuer,
         "sub": "user-1",
@@ -101,7 +100,7 @@ func claims(_ overrides: [String: (any Sendable)?] = [:]) -> [String: any Sendab
 }
 
 /// Expectations matching ``claims(_:)`` at the fixed instant.
-func expectations(
+package func expectations(
     issuer: String = testIssuer,
     alternativeIssuers: [String] = [],
     nonce: String? = "nonce-1",
@@ -119,7 +118,7 @@ func expectations(
 }
 
 /// A validator over `transport` with a manual clock.
-func makeValidator(
+package func makeValidator(
     transport: StubTransport,
     clock: ManualClock = ManualClock(),
     source: SigningKeySource = .jwks(testKeysURL),
@@ -135,35 +134,40 @@ func makeValidator(
     )
 }
 
-func b64url(_ data: some DataProtocol) -> String {
+package func b64url(_ data: some DataProtocol) -> String {
     Data(data).base64EncodedString()
         .replacingOccurrences(of: "+", with: "-")
         .replacingOccurrences(of: "/", with: "_")
         .replacingOccurrences(of: "=", with: "")
 }
 
-func encodeJSON(_ object: [String: any Sendable]) throws -> String {
+package func encodeJSON(_ object: [String: any Sendable]) throws -> String {
     b64url(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
 }
 
 /// Builds a token from raw parts, for structural and algorithm tests.
-func rawToken(header: String, claims: String, signature: String = "c2ln") -> IDToken {
+package func rawToken(header: String, claims: String, signature: String = "c2ln") -> IDToken {
     IDToken("\(b64url(Data(header.utf8))).\(b64url(Data(claims.utf8))).\(signature)")
 }
 
 /// A trace-level logger that keeps every entry as one line of text.
-struct InMemoryLogRecorder {
+package struct InMemoryLogRecorder {
     private let handler = InMemoryLogHandler()
 
-    var logger: Logger {
+    package init() {}
+
+    package var logger: Logger {
         var logger = Logger(label: "jwt-test", factory: { [handler] _ in handler })
         logger.logLevel = .trace
         return logger
     }
 
-    var entries: [String] {
+    package var entries: [String] {
         handler.entries.map { entry in
             "\(entry.level) \(entry.message) \(entry.metadata.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
         }
     }
 }
+
+/// An EC key without its public parameters.
+struct MissingKeyParameters: Error {}

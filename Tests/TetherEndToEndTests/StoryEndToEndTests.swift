@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import SignInTestSupport
 import Testing
 import Tether
 import TetherDevProvider

@@ -1,19 +1,26 @@
-import Foundation
+package import Foundation
 import HTTPTypes
 import Tether
-import TetherDevProvider
-import TetherOAuth
-import TetherURLSession
+package import TetherDevProvider
+package import TetherOAuth
+package import TetherTestSupport
+package import TetherURLSession
 
 /// Plays a person at the development provider's sign-in page over real HTTP (through the provider's
 /// `DevProvider.SignInAgent`): loads the page, fills the form and returns where the provider redirects.
-struct FormBrowser: Sendable {
-    var username = "ada"
-    var password = "lovelace"
-    var decision = "allow"
-    let transport = URLSessionTransport()
+package struct FormBrowser: Sendable {
+    package var username = "ada"
+    package var password = "lovelace"
+    package var decision = "allow"
+    package let transport = URLSessionTransport()
 
-    var agent: DevProvider.SignInAgent {
+    package init(username: String = "ada", password: String = "lovelace", decision: String = "allow") {
+        self.username = username
+        self.password = password
+        self.decision = decision
+    }
+
+    package var agent: DevProvider.SignInAgent {
         let transport = transport
         return DevProvider.SignInAgent(username: username, password: password, allows: decision == "allow") {
             request,
@@ -23,12 +30,13 @@ struct FormBrowser: Sendable {
 
     /// Opens `url` (an authorization or device verification page) and submits the form.
     /// - Returns: The `Location` of the provider's redirect, or `nil` when it answered with a page.
-    func submit(_ url: URL, extraFields: [String: String] = [:]) async throws -> (location: URL?, page: String) {
+    package func submit(_ url: URL, extraFields: [String: String] = [:]) async throws -> (location: URL?, page: String)
+    {
         try await agent.submit(url, extraFields: extraFields)
     }
 
     /// A presenter whose "user" is this browser; it records the authorization URLs it was shown.
-    func presenter(
+    package func presenter(
         redirectURI: URL = URL(string: "http://127.0.0.1:45678/callback")!,
         shown: LockedURLs = LockedURLs()
     ) -> ProgrammaticPresenter {

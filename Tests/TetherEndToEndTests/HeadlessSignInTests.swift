@@ -3,6 +3,7 @@ import Testing
 import Tether
 import TetherDevProvider
 import TetherOAuth
+import TetherTestSupport
 import TetherTesting
 
 /// A person signs in with a real (headless) Chromium, the way the README's user would: the loopback presenter
@@ -11,14 +12,14 @@ import TetherTesting
 struct HeadlessSignInTests {
     func environment(decision: String) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        environment["BROWSER"] = "python3 '\(Presenting.HeadlessBrowserTests.script.path)'"
+        environment["BROWSER"] = "python3 '\(HeadlessBrowser.script.path)'"
         environment["TETHER_BROWSER_USERNAME"] = "ada"
         environment["TETHER_BROWSER_PASSWORD"] = "lovelace"
         environment["TETHER_BROWSER_DECISION"] = decision
         return environment
     }
 
-    @Test(.enabled(if: Presenting.HeadlessBrowserTests.isEnabled, "Needs Scripts/install-test-dependencies.sh"))
+    @Test(.enabled(if: HeadlessBrowser.isEnabled, "Needs Scripts/install-test-dependencies.sh"))
     func personSignsInWithAHeadlessBrowserAndTheSessionIsStored() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
@@ -35,7 +36,7 @@ struct HeadlessSignInTests {
         #expect(await harness.counters()[.codesExchanged] == 1)
     }
 
-    @Test(.enabled(if: Presenting.HeadlessBrowserTests.isEnabled, "Needs Scripts/install-test-dependencies.sh"))
+    @Test(.enabled(if: HeadlessBrowser.isEnabled, "Needs Scripts/install-test-dependencies.sh"))
     func personWhoDeniesGetsAccessDenied() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }

@@ -1,4 +1,5 @@
 import Foundation
+import SignInTestSupport
 import Testing
 import TetherDevProvider
 
@@ -21,7 +22,7 @@ struct CLI: Sendable {
     }
 
     /// The executable, beside the test bundle in `.build/<triple>/debug/`.
-    static func executable() throws -> URL {
+    static func executable(named name: String = "tether") throws -> URL {
         // Linux: the test binary's folder. macOS: the folder of the `.xctest` bundle (argv[0] is the runner there).
         let productsFolder =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map {
@@ -29,7 +30,7 @@ struct CLI: Sendable {
             }
             ?? Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL.deletingLastPathComponent()
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let url = productsFolder.appendingPathComponent("tether")
+        let url = productsFolder.appendingPathComponent(name)
         guard FileManager.default.isExecutableFile(atPath: url.path) else { throw Missing(path: url.path) }
         return url
     }
@@ -82,10 +83,10 @@ struct CLI: Sendable {
         return try await running.finish(timeout: timeout)
     }
 
-    /// Starts `tether arguments…` and returns at once.
-    func launch(_ arguments: [String]) throws -> Running {
+    /// Starts `tether arguments…` (or another executable of the package) and returns at once.
+    func launch(_ arguments: [String], executable: String = "tether") throws -> Running {
         let process = Process()
-        process.executableURL = try Self.executable()
+        process.executableURL = try Self.executable(named: executable)
         process.arguments = arguments
         process.environment = environment
         let stdout = Pipe()

@@ -1,9 +1,11 @@
 import Foundation
 import HTTPTypes
+import JWTTestSupport
 import Testing
 import Tether
 import TetherJWT
 import TetherOAuth
+import TetherTestSupport
 import TetherTesting
 
 struct JWTKeyCacheTests {

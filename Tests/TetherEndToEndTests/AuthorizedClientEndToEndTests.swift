@@ -1,9 +1,11 @@
 import Foundation
 import HTTPTypes
+import SignInTestSupport
 import Testing
 import Tether
 import TetherDevProvider
 import TetherOAuth
+import TetherTestSupport
 import TetherTesting
 
 /// `AuthorizedClient` over real HTTP on 127.0.0.1, against the development provider's protected resource.

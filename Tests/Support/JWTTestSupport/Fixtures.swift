@@ -4,9 +4,9 @@
 //   openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt  (then a certificate as above)
 // They sign nothing outside these tests. Certificate validity dates are not checked by the validator.
 
-enum Fixtures {
+package enum Fixtures {
     /// An RSA-2048 private key.
-    static let rsaPrivateKeyA = """
+    package static let rsaPrivateKeyA = """
         -----BEGIN PRIVATE KEY-----
         MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDBjJHpzEwW1M+i
         Wd7msiuY/DA0jfWTD9TaqGwDL/ba4qmjZv8rK0nNzDnIIkPpH1Z66omYZmm2HY1w
@@ -38,7 +38,7 @@ enum Fixtures {
         """
 
     /// Another RSA-2048 private key (the impostor).
-    static let rsaPrivateKeyB = """
+    package static let rsaPrivateKeyB = """
         -----BEGIN PRIVATE KEY-----
         MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQDglrZJR8yT0yrb
         PU+Ob9urOtTHcWum5uwOx+Hkou3WXBZk2uTB/9yEVs2WZa/Cmnqycgaib5TVMUDW
@@ -70,7 +70,7 @@ enum Fixtures {
         """
 
     /// A self-signed certificate for `rsaPrivateKeyA`.
-    static let rsaCertificateA = """
+    package static let rsaCertificateA = """
         -----BEGIN CERTIFICATE-----
         MIIDFjCCAf6gAwIBAgIBATANBgkqhkiG9w0BAQsFADAjMSEwHwYDVQQDDBhzZWN1
         cmV0b2tlbi50ZXN0LmludmFsaWQwIBcNMjYxMTIyMDA0MjI1WhgPMjEyNjEwMjkw
@@ -93,7 +93,7 @@ enum Fixtures {
         """
 
     /// A P-256 private key.
-    static let ecPrivateKeyC = """
+    package static let ecPrivateKeyC = """
         -----BEGIN PRIVATE KEY-----
         MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgI8lv2ml9XcWCRnPk
         M9MhAIuwA4yFYXwfDXEGgCM2n92hRANCAAQBNIHg533DT7ECJK972yB/UiUUW+Jf
@@ -102,7 +102,7 @@ enum Fixtures {
         """
 
     /// A self-signed certificate for `ecPrivateKeyC`.
-    static let ecCertificateC = """
+    package static let ecCertificateC = """
         -----BEGIN CERTIFICATE-----
         MIIBeTCCAR6gAwIBAgIBAjAKBggqhkjOPQQDAjAaMRgwFgYDVQQDDA9lYy50ZXN0
         LmludmFsaWQwIBcNMjYxMTIyMDA0MjI1WhgPMjEyNjEwMjkwMDQyMjVaMBoxGDAW

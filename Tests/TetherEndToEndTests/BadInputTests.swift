@@ -1,4 +1,5 @@
 import Foundation
+import SignInTestSupport
 import Testing
 import Tether
 import TetherDevProvider

@@ -3,15 +3,16 @@ import HTTPTypes
 import Testing
 import Tether
 import TetherDevProvider
+import TetherTestSupport
 import TetherURLSession
 
 /// The `tether` executable, driven as a subprocess against the development provider on 127.0.0.1.
 @Suite(.timeLimit(.minutes(3)))
 struct CLITests {
-    @Test(.enabled(if: Presenting.HeadlessBrowserTests.isEnabled, "Needs Scripts/install-test-dependencies.sh"))
+    @Test(.enabled(if: HeadlessBrowser.isEnabled, "Needs Scripts/install-test-dependencies.sh"))
     func loginThroughAHeadlessBrowserSetAsBROWSER() async throws {
         // The script is the executable; it gets the authorization URL as its only argument.
-        let cli = try await CLI.start().with(["BROWSER": "'\(Presenting.HeadlessBrowserTests.script.path)'"])
+        let cli = try await CLI.start().with(["BROWSER": "'\(HeadlessBrowser.script.path)'"])
         defer { Task { await cli.stop() } }
         let login = try await cli.run(["login", "dev", "--issuer", cli.issuer], timeout: .seconds(90))
         #expect(login.status == 0, "login failed: \(login.stderr)")

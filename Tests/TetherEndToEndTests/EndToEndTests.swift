@@ -1,8 +1,10 @@
 import Foundation
+import SignInTestSupport
 import Testing
 import Tether
 import TetherDevProvider
 import TetherOAuth
+import TetherTestSupport
 import TetherTesting
 
 /// The whole life of a connection over real HTTP on 127.0.0.1, against the development provider.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import JWTTestSupport
 import Testing
 import Tether
 import TetherJWT

@@ -1,4 +1,5 @@
 import Foundation
+import JWTTestSupport
 import Logging
 import Testing
 import Tether
