@@ -191,6 +191,32 @@ let package = Package(
             path: "Benchmarks/TetherBenchmarks"
         ),
 
+        // MARK: Examples (built by CI; see Examples/*/README.md)
+        .executableTarget(
+            name: "SignInAndCall",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherURLSession",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ],
+            path: "Examples/SignInAndCall",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "ProtectedService",
+            dependencies: [
+                "TetherOAuth",
+                "TetherServer",
+                "TetherHummingbird",
+                "TetherURLSession",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Examples/ProtectedService",
+            exclude: ["README.md"]
+        ),
+
         // MARK: Test support shared by the test targets (not products)
         .target(
             name: "TetherTestSupport",
@@ -307,6 +333,7 @@ let package = Package(
             name: "TetherCLITests",
             dependencies: [
                 "TetherCLI",
+                "SignInAndCall",
                 "Tether",
                 "TetherOAuth",
                 "TetherURLSession",
