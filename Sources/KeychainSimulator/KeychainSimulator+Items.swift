@@ -1,4 +1,5 @@
 import Foundation
+public import SecItemShim
 
 /// The raw accessibility values and the rules about them
 /// (https://developer.apple.com/documentation/security/ksecattraccessible).

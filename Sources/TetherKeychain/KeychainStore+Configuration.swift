@@ -3,7 +3,7 @@ import Tether
 #if canImport(Security)
 import Security
 #else
-import KeychainSimulator
+import SecItemShim
 #endif
 
 extension KeychainStore {

@@ -1,6 +1,7 @@
 #if !canImport(Security)
 import Foundation
 import KeychainSimulator
+import SecItemShim
 import Testing
 
 /// The simulator's own rules (https://developer.apple.com/documentation/security/keychain-services), checked through

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import Tether
+import TetherTestSupport
 
 @testable import TetherOAuth
 
