@@ -2,8 +2,8 @@
 
 import PackageDescription
 
-/// Platforms that do not have Apple's Security framework use the keychain simulator
-/// (a compatibility layer that provides the SecItem API surface) instead.
+/// Platforms without Apple's Security framework. There, `TetherKeychain` compiles against `SecItemShim` (the
+/// SecItem names and constants, no functions), and only the tests run `KeychainStore`, over `KeychainSimulator`.
 let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
 let package = Package(
@@ -134,10 +134,12 @@ let package = Package(
             dependencies: [
                 "Tether",
                 .product(name: "Logging", package: "swift-log"),
-                .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
+                .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
             ]
         ),
-        .target(name: "KeychainSimulator"),
+        .target(name: "SecItemShim"),
+        // An in-memory keychain that follows Apple's SecItem rules; not a product: only the tests use it.
+        .target(name: "KeychainSimulator", dependencies: ["SecItemShim"]),
 
         // MARK: Test support
         .target(
@@ -164,10 +166,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A helper process for the vault's crash and cross-process tests (see Tests/TetherTests/VaultCrashTests.swift).
         .executableTarget(
             name: "TetherStoreProbe",
-            dependencies: ["Tether", "TetherTesting"]
+            dependencies: ["Tether", "TetherTesting"],
+            path: "Tests/Helpers/TetherStoreProbe"
         ),
+        // `swift build -c release --product TetherBenchmarks` (see docs/benchmarks.md).
         .executableTarget(
             name: "TetherBenchmarks",
             dependencies: [
@@ -184,7 +189,68 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            path: "Benchmarks/TetherBenchmarks"
+        ),
+
+        // MARK: Examples (built by CI; see Examples/*/README.md)
+        .executableTarget(
+            name: "SignInAndCall",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherURLSession",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ],
+            path: "Examples/SignInAndCall",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "ProtectedService",
+            dependencies: [
+                "TetherOAuth",
+                "TetherServer",
+                "TetherHummingbird",
+                "TetherURLSession",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Examples/ProtectedService",
+            exclude: ["README.md"]
+        ),
+
+        // MARK: Test support shared by the test targets (not products)
+        .target(
+            name: "TetherTestSupport",
+            dependencies: ["Tether", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Tests/Support/TetherTestSupport"
+        ),
+        .target(
+            name: "JWTTestSupport",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/Support/JWTTestSupport"
+        ),
+        .target(
+            name: "SignInTestSupport",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherURLSession",
+                "TetherDevProvider",
+                "TetherTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/Support/SignInTestSupport"
         ),
 
         // MARK: Tests
@@ -202,6 +268,88 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherOAuth",
+                "TetherTesting",
+                "TetherTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherJWTTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherTesting",
+                "TetherTestSupport",
+                "JWTTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherServerTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherServer",
+                "TetherTesting",
+                "JWTTestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "TetherHummingbirdTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherServer",
+                "TetherHummingbird",
+                "TetherTesting",
+                "TetherTestSupport",
+                "JWTTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherTransportTests",
+            dependencies: [
+                "Tether",
+                "TetherURLSession",
+                "TetherAsyncHTTPClient",
+                "TetherDevProvider",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherCLITests",
+            dependencies: [
+                "TetherCLI",
+                "SignInAndCall",
+                "Tether",
+                "TetherOAuth",
+                "TetherURLSession",
+                "TetherDevProvider",
+                "TetherTestSupport",
+                "SignInTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "TetherEndToEndTests",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
                 "TetherJWT",
                 "TetherURLSession",
                 "TetherAsyncHTTPClient",
@@ -209,15 +357,13 @@ let package = Package(
                 "TetherDevProvider",
                 "TetherServer",
                 "TetherHummingbird",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "TetherTestSupport",
+                "JWTTestSupport",
+                "SignInTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -238,6 +384,7 @@ let package = Package(
                 "TetherKeychain",
                 "TetherTesting",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
+                .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
@@ -249,7 +396,13 @@ let package = Package(
                 "Tether",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["Flights/Data/LICENSE-DATA.md"]
+        ),
+        .executableTarget(
+            name: "FlightBench",
+            dependencies: ["TetherCalendar"],
+            path: "Benchmarks/FlightBench"
         ),
         .testTarget(
             name: "TetherCalendarTests",
@@ -262,7 +415,8 @@ let package = Package(
                 "TetherDevProvider",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            resources: [.copy("Flights/Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,8 @@
 import Foundation
+public import SecItemShim
 
-/// The raw accessibility values and the rules about them (FACTS.md §4 "kSecAttrAccessible values").
+/// The raw accessibility values and the rules about them
+/// (https://developer.apple.com/documentation/security/ksecattraccessible).
 enum Protection {
     static let whenUnlocked = "ak"
     static let afterFirstUnlock = "ck"
@@ -21,7 +23,7 @@ enum Protection {
     ]
 
     /// Rejects unknown values, and synchronizable items with a ThisDeviceOnly value: SecItem.h says a
-    /// synchronizable item "may not be combined with any …ThisDeviceOnly accessibility value" (FACTS.md §4
+    /// synchronizable item "may not be combined with any …ThisDeviceOnly accessibility value" (SecItem.h,
     /// [K-sync]), and the call fails with errSecParam.
     @discardableResult
     static func validate(_ value: String, synchronizable: Bool) throws -> String {
@@ -63,7 +65,8 @@ struct StoredItem {
         let isSynchronizable: Bool
     }
 
-    /// What makes a generic password unique (FACTS.md §4 [K-dup]); every item here is of class genp.
+    /// What makes a generic password unique (https://developer.apple.com/documentation/security/errsecduplicateitem);
+    /// every item here is of class genp.
     var primaryKey: PrimaryKey {
         PrimaryKey(service: service, account: account, accessGroup: accessGroup, isSynchronizable: isSynchronizable)
     }

@@ -1,4 +1,5 @@
-public import Foundation
+import Foundation
+import SecItemShim
 
 /// An in-memory keychain of generic passwords that follows Apple's SecItem rules, for platforms without the
 /// Security framework and for tests.
@@ -15,7 +16,8 @@ public import Foundation
 ///
 /// A simulator is one app (its entitlements) on one device (the items and the lock state). Use
 /// ``sharingDevice(accessGroups:applicationIdentifier:applicationGroups:)`` for a second app on the same device.
-/// The rules it encodes, with their sources, are in `FACTS.md` §4 "Apple Keychain (generic passwords)".
+/// The rules it encodes come from Apple's Security framework documentation
+/// (https://developer.apple.com/documentation/security/keychain-services) and `SecItem.h`; each rule cites its page.
 public final class KeychainSimulator: Sendable {
     /// The simulator the SecItem functions use in the current task; a process-wide instance unless a test binds
     /// its own with `KeychainSimulator.$current.withValue(_:operation:)`.
@@ -43,63 +45,8 @@ public final class KeychainSimulator: Sendable {
         }
     }
 
-    /// Whether the device is locked, and whether it has been unlocked since it started.
-    public struct DeviceState: Sendable, Hashable {
-        /// Whether the device has been unlocked at least once since boot (AfterFirstUnlock items are readable).
-        public var hasBeenUnlockedSinceBoot: Bool
-        /// Whether the device is unlocked now (WhenUnlocked items are readable).
-        public var isUnlocked: Bool
-        /// Whether the device has a passcode (WhenPasscodeSetThisDeviceOnly items can exist).
-        public var isPasscodeSet: Bool
-
-        /// Whether the device has not been unlocked since it started: only `Always` items are readable.
-        public var isLockedSinceBoot: Bool { !hasBeenUnlockedSinceBoot }
-
-        /// Creates a device state; an unlocked device has always been unlocked since boot.
-        /// - Parameters:
-        ///   - hasBeenUnlockedSinceBoot: Whether the first unlock happened.
-        ///   - isUnlocked: Whether the device is unlocked now.
-        ///   - isPasscodeSet: Whether the device has a passcode.
-        public init(hasBeenUnlockedSinceBoot: Bool, isUnlocked: Bool, isPasscodeSet: Bool = true) {
-            self.hasBeenUnlockedSinceBoot = hasBeenUnlockedSinceBoot || isUnlocked
-            self.isUnlocked = isUnlocked
-            self.isPasscodeSet = isPasscodeSet
-        }
-
-        /// Unlocked, with a passcode.
-        public static let unlocked = DeviceState(hasBeenUnlockedSinceBoot: true, isUnlocked: true)
-        /// Locked after the first unlock since boot (the usual background state).
-        public static let lockedAfterFirstUnlock = DeviceState(hasBeenUnlockedSinceBoot: true, isUnlocked: false)
-        /// Locked and not unlocked since boot (e.g. an app prewarmed or woken before first unlock).
-        public static let lockedSinceBoot = DeviceState(hasBeenUnlockedSinceBoot: false, isUnlocked: false)
-    }
-
-    /// An item's attributes as the simulator holds them, without its data.
-    public struct Item: Sendable, Hashable {
-        /// The service attribute.
-        public var service: String
-        /// The account attribute.
-        public var account: String
-        /// The access group the item belongs to (every item has exactly one).
-        public var accessGroup: String
-        /// The accessibility attribute's raw value, such as `kSecAttrAccessibleAfterFirstUnlock`.
-        public var accessibility: String
-        /// Whether the item is synchronizable (iCloud Keychain).
-        public var isSynchronizable: Bool
-        /// The label attribute, if any.
-        public var label: String?
-        /// The generic attribute, if any.
-        public var generic: Data?
-        /// The description attribute, if any.
-        public var itemDescription: String?
-        /// The comment attribute, if any.
-        public var comment: String?
-        /// The number of bytes of secret data (the data itself is not exposed here).
-        public var dataCount: Int
-    }
-
     /// The shared part: one device's items and lock state.
-    private final class Device: @unchecked Sendable {
+    final class Device: @unchecked Sendable {
         let lock = NSLock()
         var items: [StoredItem] = []
         var nextSequence: UInt64 = 0
@@ -115,7 +62,7 @@ public final class KeychainSimulator: Sendable {
     }
 
     /// The per-app part: calls seen and failures injected.
-    private final class Hooks: @unchecked Sendable {
+    final class Hooks: @unchecked Sendable {
         let lock = NSLock()
         var calls: [Operation] = []
         var injectedFailures: [(operation: Operation?, status: OSStatus)] = []
@@ -128,8 +75,8 @@ public final class KeychainSimulator: Sendable {
         }
     }
 
-    private let device: Device
-    private let hooks = Hooks()
+    let device: Device
+    let hooks = Hooks()
 
     /// The app's `keychain-access-groups` entitlement, in order.
     public let accessGroups: [String]
@@ -186,102 +133,15 @@ public final class KeychainSimulator: Sendable {
 
     // MARK: Entitlements
 
-    /// The access group an item lands in when a query names none: the first `keychain-access-groups` entry if
-    /// there is one, otherwise the application identifier (FACTS.md §4 [K-share]). App groups never are.
+    /// The access group an item lands in when a query names none: the first `keychain-access-groups` entry if there is
+    /// one, otherwise the application identifier
+    /// (https://developer.apple.com/documentation/security/sharing-access-to-keychain-items-among-a-collection-of-apps).
+    /// App groups never are.
     public var defaultAccessGroup: String { accessGroups.first ?? applicationIdentifier }
 
     /// Every group this app may use, in Apple's order: `keychain-access-groups`, the application identifier, then
-    /// the app groups (FACTS.md §4 [K-ag]).
+    /// the app groups (https://developer.apple.com/documentation/security/ksecattraccessgroup).
     public var entitledAccessGroups: [String] { accessGroups + [applicationIdentifier] + applicationGroups }
-
-    // MARK: Device state
-
-    /// The device's lock state.
-    public var deviceState: DeviceState {
-        get { device.withLock { $0.state } }
-    }
-
-    /// Locks the device: WhenUnlocked items become unreadable; AfterFirstUnlock items stay readable.
-    public func lock() {
-        device.withLock { $0.state.isUnlocked = false }
-    }
-
-    /// Unlocks the device (which counts as the first unlock since boot).
-    public func unlock() {
-        device.withLock { device in
-            device.state.isUnlocked = true
-            device.state.hasBeenUnlockedSinceBoot = true
-        }
-    }
-
-    /// Restarts the device: locked, and not unlocked since boot.
-    public func restart() {
-        device.withLock { device in
-            device.state.isUnlocked = false
-            device.state.hasBeenUnlockedSinceBoot = false
-        }
-    }
-
-    /// Sets or removes the passcode; removing it deletes every WhenPasscodeSetThisDeviceOnly item
-    /// (FACTS.md §4 [K-acc-values]).
-    /// - Parameter isSet: Whether the device has a passcode.
-    public func setPasscode(_ isSet: Bool) {
-        device.withLock { device in
-            device.state.isPasscodeSet = isSet
-            if !isSet { device.items.removeAll { $0.accessibility == Protection.whenPasscodeSetThisDeviceOnly } }
-        }
-    }
-
-    // MARK: Test hooks
-
-    /// Every item on the device, of every app, in creation order, without data.
-    public var items: [Item] {
-        device.withLock { $0.items.map(\.snapshot) }
-    }
-
-    /// The number of items on the device.
-    public var itemCount: Int {
-        device.withLock { $0.items.count }
-    }
-
-    /// The SecItem calls this app made, in order.
-    public var calls: [Operation] {
-        hooks.withLock { $0.calls }
-    }
-
-    /// The number of SecItem calls this app made.
-    public var callCount: Int {
-        hooks.withLock { $0.calls.count }
-    }
-
-    /// Makes the next call (or the next call of one kind) return `status` without doing anything.
-    /// - Parameters:
-    ///   - status: The status to return, such as `errSecInteractionNotAllowed`.
-    ///   - operation: Which call fails; `nil` for whichever comes next.
-    public func failNextCall(with status: OSStatus, on operation: Operation? = nil) {
-        hooks.withLock { $0.injectedFailures.append((operation, status)) }
-    }
-
-    /// Runs `action` just before the next call of a kind, for races such as another process adding an item
-    /// between a read and a write.
-    /// - Parameters:
-    ///   - operation: The call to precede.
-    ///   - action: What to do; it may use the simulator but not the SecItem functions.
-    public func beforeNextCall(to operation: Operation, run action: @escaping @Sendable () -> Void) {
-        hooks.withLock { $0.beforeActions.append((operation, action)) }
-    }
-
-    /// Puts an item on the device directly, bypassing entitlement and state checks, for test fixtures such as
-    /// an item another device synchronized or an item written by an older version of the app.
-    /// - Parameters:
-    ///   - item: The attributes; ``Item/dataCount`` is ignored.
-    ///   - data: The secret data.
-    public func insert(_ item: Item, data: Data?) {
-        device.withLock { device in
-            device.nextSequence += 1
-            device.items.append(StoredItem(item, data: data, sequence: device.nextSequence))
-        }
-    }
 
     // MARK: SecItem entry
 
@@ -321,17 +181,21 @@ public final class KeychainSimulator: Sendable {
         case .some(.synced): synchronizable = true
         case .some(.any): throw SecError(errSecParam)  // "Any" is a query value, not an attribute value.
         }
-        // Default accessibility when none is given: WhenUnlocked (FACTS.md §4 [K-acc-values]).
+        // Default accessibility when none is given: WhenUnlocked
+        // (https://developer.apple.com/documentation/security/ksecattraccessible).
         let accessibility = request.accessibility ?? Protection.whenUnlocked
         try Protection.validate(accessibility, synchronizable: synchronizable)
 
         return try device.withLock { device throws -> Any? in
             if accessibility == Protection.whenPasscodeSetThisDeviceOnly, !device.state.isPasscodeSet {
-                // "No items can be stored in this class on devices without a passcode" (FACTS.md §4). Apple does
-                // not document the status; developer reports show errSecAuthFailed, which the simulator returns.
+                // "No items can be stored in this class on devices without a passcode"
+                // (https://developer.apple.com/documentation/security/ksecattraccessiblewhenpasscodesetthisdeviceonly).
+                // Apple does not document the status; developer reports show errSecAuthFailed, which the simulator
+                // returns.
                 throw SecError(errSecAuthFailed)
             }
-            // Writing needs the protection class key, like reading (FACTS.md §4: WhenUnlocked items in the
+            // Writing needs the protection class key, like reading
+            // (https://developer.apple.com/documentation/security/ksecattraccessiblewhenunlocked: items in the
             // background fail with errSecInteractionNotAllowed).
             guard Protection.isAvailable(accessibility, in: device.state) else {
                 throw SecError(errSecInteractionNotAllowed)
@@ -349,7 +213,8 @@ public final class KeychainSimulator: Sendable {
                 data: request.data,
                 sequence: device.nextSequence + 1
             )
-            // Uniqueness: class + service + account + access group + synchronizable (FACTS.md §4 [K-dup]).
+            // Uniqueness: class + service + account + access group + synchronizable
+            // (https://developer.apple.com/documentation/security/errsecduplicateitem).
             guard !device.items.contains(where: { $0.primaryKey == item.primaryKey }) else {
                 throw SecError(errSecDuplicateItem)
             }
@@ -452,7 +317,7 @@ public final class KeychainSimulator: Sendable {
             if let service = request.service, item.service != service { return false }
             if let account = request.account, item.account != account { return false }
             // Without kSecAttrSynchronizable only local items match; `true` only synced; Any both
-            // (FACTS.md §4 [K-sync]).
+            // (https://developer.apple.com/documentation/security/ksecattrsynchronizable, SecItem.h).
             switch request.synchronizable ?? .local {
             case .local: if item.isSynchronizable { return false }
             case .synced: if !item.isSynchronizable { return false }
@@ -467,8 +332,9 @@ public final class KeychainSimulator: Sendable {
             return true
         }
         guard !matches.isEmpty else { throw SecError(errSecItemNotFound) }
-        // Attributes are encrypted with the item's class key too, so a locked class cannot be searched, read,
-        // changed or deleted (FACTS.md §4: typically errSecInteractionNotAllowed, ◐).
+        // Attributes are encrypted with the item's class key too, so a locked class cannot be searched, read, changed
+        // or deleted (typically errSecInteractionNotAllowed,
+        // https://developer.apple.com/documentation/security/errsecinteractionnotallowed).
         for index in matches where !Protection.isAvailable(device.items[index].accessibility, in: device.state) {
             throw SecError(errSecInteractionNotAllowed)
         }

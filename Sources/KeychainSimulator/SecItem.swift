@@ -1,3 +1,5 @@
+public import SecItemShim
+
 // The four SecItem functions, routed to the task's current simulator (`KeychainSimulator.current`).
 // Signatures match Apple's, so `SecItemAdd(query as CFDictionary, nil)` compiles on both.
 

@@ -100,11 +100,11 @@ public struct BearerTokenMiddleware<Context: BearerTokenRequestContext>: RouterM
     }
 
     func refusal(_ error: AccessTokenError, logger: Logger) -> Response {
-        logger.debug("Bearer token refused", metadata: ["auth.error": "\(error.errorDescription)"])
+        logger.debug("Bearer token refused", metadata: ["auth.error": "\(error.message)"])
         var headers = HTTPFields()
         var challenge = "Bearer realm=\"\(Self.quoted(realm))\""
         if let code = error.rfc6750Error {
-            challenge += ", error=\"\(code)\", error_description=\"\(Self.quoted(error.errorDescription))\""
+            challenge += ", error=\"\(code)\", error_description=\"\(Self.quoted(error.message))\""
         }
         if error.isTransient {
             headers[.retryAfter] = "\(max(1, retryAfter.components.seconds))"

@@ -3,7 +3,7 @@ import Tether
 #if canImport(Security)
 import Security
 #else
-import KeychainSimulator
+import SecItemShim
 #endif
 
 extension KeychainStore {
@@ -56,7 +56,8 @@ extension KeychainStore {
                     message: "The keychain access group must be nil or a group name, not empty"
                 )
             }
-            // SecItem.h: synchronizable items may not use a …ThisDeviceOnly accessibility (FACTS.md §4 [K-sync]).
+            // SecItem.h: synchronizable items may not use a …ThisDeviceOnly accessibility
+            // (https://developer.apple.com/documentation/security/ksecattrsynchronizable).
             if accessibility.isThisDeviceOnly {
                 for (kind, policy) in [
                     ("connections", synchronization.connections), ("keyMaterial", synchronization.keyMaterial),

@@ -5,11 +5,12 @@ import Tether
 #if canImport(Security)
 import Security
 #else
-import KeychainSimulator
+import SecItemShim
 #endif
 
-// The SecItem calls behind KeychainStore. Every query names the class, service and account (or only the service,
-// to list), uses the data-protection keychain on macOS (FACTS.md §4 [K-dpk]), and never matches on
+// The SecItem calls behind KeychainStore. Every query names the class, service and account (or only the service, to
+// list), uses the data-protection keychain on macOS
+// (https://developer.apple.com/documentation/security/ksecusedataprotectionkeychain), and never matches on
 // kSecAttrAccessible.
 
 extension KeychainStore {
@@ -104,7 +105,7 @@ extension KeychainStore {
         for (index, group) in searchGroups.enumerated() {
             let query = attributeSearch(kind, account: account, group: group)
             var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let status = secItems.copyMatching(query as CFDictionary, &result)
             if status == errSecItemNotFound { continue }
             if status == errSecMissingEntitlement, index > 0 {
                 // An old group the app has lost: nothing can be migrated from it.
@@ -139,7 +140,7 @@ extension KeychainStore {
         query[kSecReturnData as String] = true
         query[kSecMatchLimit as String] = kSecMatchLimitOne
         var result: CFTypeRef?
-        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        let status = secItems.copyMatching(query as CFDictionary, &result)
         if status == errSecItemNotFound { return nil }
         guard status == errSecSuccess else { throw error(for: status, operation: "read", group: found.accessGroup) }
         guard let data = result as? Data else {
@@ -189,7 +190,7 @@ extension KeychainStore {
                 // Group or synchronizable differ, so the new copy is another item: add it first, delete the old
                 // one only once the new one exists. A crash in between leaves two copies, never none.
                 try addOrUpdate(kind, account: account, data: data)
-                let status = SecItemDelete(
+                let status = secItems.delete(
                     exactQuery(kind, account: account, group: found.accessGroup, synchronizable: found.isSynchronizable)
                         as CFDictionary
                 )
@@ -236,7 +237,7 @@ extension KeychainStore {
             )
             return
         }
-        let status = SecItemAdd(newItemAttributes(kind, account: account, data: data) as CFDictionary, nil)
+        let status = secItems.add(newItemAttributes(kind, account: account, data: data) as CFDictionary, nil)
         switch status {
         case errSecSuccess:
             break
@@ -251,7 +252,7 @@ extension KeychainStore {
         }
         if let existing {
             // The record moved (group or synchronizable changed): remove the old copy now that the new one exists.
-            let status = SecItemDelete(
+            let status = secItems.delete(
                 exactQuery(
                     kind,
                     account: account,
@@ -268,7 +269,7 @@ extension KeychainStore {
 
     /// Adds the item in the configured place, or updates it there when it already exists.
     private func addOrUpdate(_ kind: ItemKind, account: String, data: Data) throws {
-        let status = SecItemAdd(newItemAttributes(kind, account: account, data: data) as CFDictionary, nil)
+        let status = secItems.add(newItemAttributes(kind, account: account, data: data) as CFDictionary, nil)
         switch status {
         case errSecSuccess: return
         case errSecDuplicateItem: try updateConfiguredCopy(kind, account: account, data: data)
@@ -293,7 +294,7 @@ extension KeychainStore {
     }
 
     private func update(_ query: [String: Any], _ attributes: [String: Any], group: String?) throws {
-        let status = SecItemUpdate(query as CFDictionary, attributes as CFDictionary)
+        let status = secItems.update(query as CFDictionary, attributes as CFDictionary)
         guard status == errSecSuccess else { throw error(for: status, operation: "update", group: group) }
     }
 
@@ -309,7 +310,7 @@ extension KeychainStore {
             // matches, with a bound in case a keychain keeps answering success.
             var deleted = 0
             deleting: for _ in 0..<16 {
-                let status = SecItemDelete(query as CFDictionary)
+                let status = secItems.delete(query as CFDictionary)
                 switch status {
                 case errSecSuccess: deleted += 1
                 case errSecItemNotFound: break deleting
@@ -332,7 +333,7 @@ extension KeychainStore {
         for (index, group) in searchGroups.enumerated() {
             let query = attributeSearch(kind, account: nil, group: group)
             var result: CFTypeRef?
-            let status = SecItemCopyMatching(query as CFDictionary, &result)
+            let status = secItems.copyMatching(query as CFDictionary, &result)
             switch status {
             case errSecSuccess:
                 for attributes in result as? [[String: Any]] ?? [] {

@@ -5,14 +5,17 @@ public import Tether
 #if canImport(Security)
 import Security
 #else
-import KeychainSimulator
+import SecItemShim
 #endif
 
 /// A ``CredentialStore`` in the Apple keychain: one generic-password item per connection.
 ///
 /// Each record is an item whose `kSecAttrService` is the configured service, whose `kSecAttrAccount` is the
-/// ``ConnectionID``, and whose data is the record encoded by `ConnectionCodec`. The same source compiles against
-/// the Security framework on Apple platforms and against `KeychainSimulator` elsewhere, where the tests run it.
+/// ``ConnectionID``, and whose data is the record encoded by `ConnectionCodec`.
+///
+/// Only Apple platforms have a keychain. Elsewhere the same source compiles (so its logic is tested on Linux, over
+/// an in-memory keychain simulator that only this package's tests can plug in), but its public initializer is
+/// unavailable: a program there uses `VaultStore`, and cannot end up keeping credentials in memory by accident.
 ///
 /// ## Rules it keeps
 /// - Writes set `kSecAttrSynchronizable` explicitly. Searches and deletes use `kSecAttrSynchronizableAny`, so a
@@ -36,25 +39,55 @@ public final class KeychainStore: CredentialStore {
     /// The store's configuration.
     public let configuration: Configuration
 
+    let secItems: SecItemFunctions
     let clock: any Clock<Duration>
     let logger: Logger
     let leases = AsyncKeyedMutex()
     let writers = AsyncKeyedMutex()
 
-    /// Creates a store.
+    #if canImport(Security)
+    /// Creates a store over the keychain.
     /// - Parameters:
     ///   - configuration: The service, access group, accessibility and synchronization of the items.
     ///   - clock: The clock that lease timeouts are measured on.
     ///   - logger: Where the store logs, at trace and debug level, without secrets.
     /// - Throws: ``CredentialStoreError/invalidConfiguration`` when the configuration cannot work, such as a
     ///   `ThisDeviceOnly` accessibility with a synchronizable item kind; no keychain call is made then.
-    public init(
+    public convenience init(
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) throws {
+        try self.init(secItems: .system, configuration: configuration, clock: clock, logger: logger)
+    }
+    #else
+    /// Unavailable: only Apple platforms have a keychain. Use `VaultStore`, the encrypted file vault, instead.
+    @available(*, unavailable, message: "Only Apple platforms have a keychain; use VaultStore (the encrypted vault)")
+    public convenience init(
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) throws {
+        throw CredentialStoreError.invalidConfiguration.with(message: "Only Apple platforms have a keychain")
+    }
+    #endif
+
+    /// Creates a store over the given SecItem functions: the Security framework's, or in tests a simulator's.
+    /// - Parameters:
+    ///   - secItems: The functions the store calls.
+    ///   - configuration: The service, access group, accessibility and synchronization of the items.
+    ///   - clock: The clock that lease timeouts are measured on.
+    ///   - logger: Where the store logs, at trace and debug level, without secrets.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when the configuration cannot work.
+    package init(
+        secItems: SecItemFunctions,
         configuration: Configuration = Configuration(),
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = .current
     ) throws {
         try configuration.validate()
         self.configuration = configuration
+        self.secItems = secItems
         self.clock = clock
         self.logger = logger
     }

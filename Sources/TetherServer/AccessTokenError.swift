@@ -1,7 +1,10 @@
 /// A bearer token a resource server refused, or could not check: the RFC 6750 §3 error to answer with.
 ///
-/// It never contains the token. ``description`` and ``errorDescription`` are constant sentences, safe to put in a
-/// `WWW-Authenticate` header.
+/// It never contains the token. ``message`` is a constant sentence, safe to put in a `WWW-Authenticate` header's
+/// `error_description`.
+///
+/// Match it like an enum: `catch let error as AccessTokenError where error == .expired`, or
+/// `switch error { case .keysUnavailable: … }` (see "Errors" in the Tether documentation).
 public struct AccessTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
         case missing
@@ -12,15 +15,15 @@ public struct AccessTokenError: Error, Sendable, Equatable, CustomStringConverti
 
     let code: Code
 
-    /// The sentence for `error_description`.
-    public let errorDescription: String
+    /// What went wrong, in one sentence, without the token; the sentence for `error_description`.
+    public let message: String
 
     /// The underlying error (a `TetherOAuth.IDTokenError`), if any.
     public let cause: (any Error)?
 
-    init(_ code: Code, _ description: String, cause: (any Error)? = nil) {
+    init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
         self.code = code
-        self.errorDescription = description
+        self.message = message
         self.cause = cause
     }
 
@@ -29,7 +32,7 @@ public struct AccessTokenError: Error, Sendable, Equatable, CustomStringConverti
     /// The token has expired; the client should refresh it and retry.
     public static let expired = AccessTokenError(.expired, "The access token expired")
     /// The token is not acceptable: malformed, badly signed, for another audience or issuer, … The
-    /// ``errorDescription`` says which; the cause is attached.
+    /// ``message`` says which; the cause is attached.
     public static let invalid = AccessTokenError(.invalid, "The access token is not valid")
     /// The issuer's keys could not be fetched, so the token could not be checked. Transient; not the client's
     /// fault.
@@ -49,17 +52,22 @@ public struct AccessTokenError: Error, Sendable, Equatable, CustomStringConverti
     /// Whether checking again later may succeed with the same token (``keysUnavailable``).
     public var isTransient: Bool { code == .keysUnavailable }
 
-    func with(description: String, cause: (any Error)?) -> AccessTokenError {
-        AccessTokenError(code, description, cause: cause)
+    /// The same kind of error with a specific message and cause.
+    /// - Parameters:
+    ///   - message: One sentence, without secrets.
+    ///   - cause: The underlying error; the current one when `nil`.
+    /// - Returns: A copy carrying the details.
+    public func with(message: String, cause: (any Error)? = nil) -> AccessTokenError {
+        AccessTokenError(code, message, cause: cause ?? self.cause)
     }
 
-    /// The description.
-    public var description: String { "AccessTokenError: \(errorDescription)" }
+    /// The type and the message: `AccessTokenError: message`.
+    public var description: String { "AccessTokenError: \(message)" }
 
-    /// Errors are equal when their kinds are.
+    /// Errors are equal when their codes are, whatever their messages and causes.
     public static func == (lhs: AccessTokenError, rhs: AccessTokenError) -> Bool { lhs.code == rhs.code }
 
-    /// Lets `switch` and `catch` match on the kind.
+    /// Lets `switch` and `catch` match on the code: `case .expired:`.
     public static func ~= (lhs: AccessTokenError, rhs: any Error) -> Bool {
         (rhs as? AccessTokenError)?.code == lhs.code
     }

@@ -6,32 +6,28 @@ public import TetherOAuth
 
 /// What a verified bearer token says.
 public struct VerifiedToken: Sendable, Hashable {
-    /// The checked registered claims: issuer, subject, audience, times, and the identity claims when present.
-    public let claims: IDTokenClaims
-    /// `scope` of a JWT access token, split on spaces; empty for ID tokens.
-    public let scopes: [String]
-    /// `client_id` of a JWT access token (RFC 9068 §2.2), if present.
-    public let clientID: String?
+    /// The checked claims: issuer, subject, audience, times, scopes and client, and the identity claims when
+    /// present.
+    public let claims: JWTClaims
 
     /// The subject (`sub`): who the token is about.
     public var subject: String { claims.subject }
+    /// `scope` of a JWT access token, split on spaces; empty for ID tokens.
+    public var scopes: [String] { claims.scopes }
+    /// `client_id` of a JWT access token (RFC 9068 §2.2), if present.
+    public var clientID: String? { claims.clientID }
 
     /// Creates a verified token.
-    /// - Parameters:
-    ///   - claims: The checked claims.
-    ///   - scopes: The granted scopes.
-    ///   - clientID: The client the token was issued to.
-    public init(claims: IDTokenClaims, scopes: [String] = [], clientID: String? = nil) {
+    /// - Parameter claims: The checked claims.
+    public init(claims: JWTClaims) {
         self.claims = claims
-        self.scopes = scopes
-        self.clientID = clientID
     }
 }
 
 /// Verifies the bearer tokens a resource server receives: Firebase ID tokens, Google ID tokens, Apple identity
 /// tokens, or any issuer's JWT access tokens (RFC 9068).
 ///
-/// Signature and claim checks are those of ``TetherJWT/JWKSIDTokenValidator`` (the keys cached per
+/// Signature and claim checks are those of ``TetherJWT/JWTVerifier`` (the keys cached per
 /// `Cache-Control: max-age`, one rate-limited re-fetch for an unknown `kid`; `none` and `HS*` refused); the claims are
 /// compared with the server's clock, with ``clockSkew`` of tolerance.
 ///
@@ -56,17 +52,20 @@ public struct AccessTokenVerifier: Sendable {
     /// The tolerance for `exp`, `iat` and `nbf`.
     public let clockSkew: Duration
 
-    private let validator: JWKSIDTokenValidator
+    private let verifier: JWTVerifier
     private let dateSource: DateSource
 
-    /// Where Google publishes the certificates that sign Firebase ID tokens.
+    /// Where Google publishes the certificates that sign Firebase ID tokens (Firebase's "Verify ID tokens using a
+    /// third-party JWT library" documentation); the Firebase preset has no key set, as Firebase's tokens are
+    /// verified by their audience's servers, not by the client.
     public static let firebaseCertificatesURL = URL(
         string: "https://www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
     )!
-    /// Google's JSON Web Key Set.
-    public static let googleKeysURL = URL(string: "https://www.googleapis.com/oauth2/v3/certs")!
-    /// Apple's JSON Web Key Set for Sign in with Apple.
-    public static let appleKeysURL = URL(string: "https://appleid.apple.com/auth/keys")!
+    /// Google's JSON Web Key Set: the `jwks_uri` of ``TetherOAuth/ProviderConfiguration/google(clientID:clientSecret:redirectURI:scopes:)``.
+    public static let googleKeysURL = ProviderConfiguration.google(clientID: "").jwksURI!
+    /// Apple's JSON Web Key Set for Sign in with Apple: the `jwks_uri` of
+    /// ``TetherOAuth/ProviderConfiguration/apple(clientID:redirectURI:scopes:)``.
+    public static let appleKeysURL = ProviderConfiguration.apple(clientID: "").jwksURI!
 
     /// Creates a verifier for any issuer.
     /// - Parameters:
@@ -105,7 +104,7 @@ public struct AccessTokenVerifier: Sendable {
         self.acceptedTypes = acceptedTypes.map { Set($0.map { $0.lowercased() }) }
         self.clockSkew = clockSkew
         self.dateSource = dateSource
-        self.validator = JWKSIDTokenValidator(
+        self.verifier = JWTVerifier(
             keySource: keySource,
             transport: transport,
             extraRules: extraRules,
@@ -115,9 +114,10 @@ public struct AccessTokenVerifier: Sendable {
         )
     }
 
-    /// Firebase Authentication ID tokens (FACTS §2.3): `RS256` with Google's X.509 certificate list,
-    /// `iss` = `https://securetoken.google.com/<projectID>`, `aud` = the project id, a non-empty `sub`, and an
-    /// `auth_time` in the past.
+    /// Firebase Authentication ID tokens
+    /// (https://firebase.google.com/docs/auth/admin/verify-id-tokens#verify_id_tokens_using_a_third-party_jwt_library):
+    /// `RS256` with Google's X.509 certificate list, `iss` = `https://securetoken.google.com/<projectID>`, `aud` = the
+    /// project id, a non-empty `sub`, and an `auth_time` in the past.
     /// - Parameters:
     ///   - projectID: The Firebase project id.
     ///   - transport: How the certificates are fetched.
@@ -136,16 +136,12 @@ public struct AccessTokenVerifier: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = .current
     ) -> AccessTokenVerifier {
-        AccessTokenVerifier(
+        preset(
+            .firebase(apiKey: "", projectID: projectID),
             keySource: .x509Certificates(certificatesURL),
-            issuer: "https://securetoken.google.com/\(projectID)",
             audiences: [projectID],
             extraRules: .firebase,
-            transport: transport,
-            clockSkew: clockSkew,
-            dateSource: dateSource,
-            clock: clock,
-            logger: logger
+            (transport, clockSkew, dateSource, clock, logger)
         )
     }
 
@@ -175,17 +171,12 @@ public struct AccessTokenVerifier: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = .current
     ) -> AccessTokenVerifier {
-        AccessTokenVerifier(
+        preset(
+            .google(clientID: clientIDs.first ?? ""),
             keySource: .jwks(keysURL),
-            issuer: "https://accounts.google.com",
-            alternativeIssuers: ["accounts.google.com"],
             audiences: clientIDs,
             authorizedParties: authorizedParties,
-            transport: transport,
-            clockSkew: clockSkew,
-            dateSource: dateSource,
-            clock: clock,
-            logger: logger
+            (transport, clockSkew, dateSource, clock, logger)
         )
     }
 
@@ -209,15 +200,11 @@ public struct AccessTokenVerifier: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = .current
     ) -> AccessTokenVerifier {
-        AccessTokenVerifier(
+        preset(
+            .apple(clientID: bundleIDs.first ?? ""),
             keySource: .jwks(keysURL),
-            issuer: "https://appleid.apple.com",
             audiences: bundleIDs,
-            transport: transport,
-            clockSkew: clockSkew,
-            dateSource: dateSource,
-            clock: clock,
-            logger: logger
+            (transport, clockSkew, dateSource, clock, logger)
         )
     }
 
@@ -258,6 +245,35 @@ public struct AccessTokenVerifier: Sendable {
         )
     }
 
+    /// A verifier for a provider preset's tokens: the preset's issuer and its other spellings, `keySource` for
+    /// the keys, and and the parameters every preset passes on
+    /// unchanged.
+    static func preset(
+        _ provider: ProviderConfiguration,
+        keySource: SigningKeySource,
+        audiences: [String],
+        authorizedParties: [String] = [],
+        extraRules: ExtraClaimRules = [],
+        _ common: (
+            transport: any HTTPTransport, clockSkew: Duration, dateSource: DateSource, clock: any Clock<Duration>,
+            logger: Logger
+        )
+    ) -> AccessTokenVerifier {
+        AccessTokenVerifier(
+            keySource: keySource,
+            issuer: provider.issuer ?? "",
+            alternativeIssuers: provider.alternativeIssuers,
+            audiences: audiences,
+            authorizedParties: authorizedParties,
+            extraRules: extraRules,
+            transport: common.transport,
+            clockSkew: common.clockSkew,
+            dateSource: common.dateSource,
+            clock: common.clock,
+            logger: common.logger
+        )
+    }
+
     /// Verifies a bearer token.
     /// - Parameter token: The compact JWT from `Authorization: Bearer`.
     /// - Returns: What the token says.
@@ -266,7 +282,7 @@ public struct AccessTokenVerifier: Sendable {
     public func verify(_ token: String) async throws -> VerifiedToken {
         guard let audience = audiences.first else {
             throw AccessTokenError.invalid.with(
-                description: "The access token is meant for another audience",
+                message: "The access token is meant for another audience",
                 cause: nil
             )
         }
@@ -280,15 +296,8 @@ public struct AccessTokenVerifier: Sendable {
             authorizedParties: authorizedParties
         )
         do {
-            let (claims, claimSet) = try await validator.verifiedClaims(
-                token,
-                expecting: expectations,
-                acceptedTypes: acceptedTypes
-            )
             return VerifiedToken(
-                claims: claims,
-                scopes: claimSet.scope.map { $0.split(separator: " ").map(String.init) } ?? [],
-                clientID: claimSet.clientID
+                claims: try await verifier.verify(token, expecting: expectations, acceptedTypes: acceptedTypes)
             )
         } catch let error as IDTokenError {
             throw Self.accessTokenError(for: error)
@@ -297,11 +306,11 @@ public struct AccessTokenVerifier: Sendable {
 
     static func accessTokenError(for error: IDTokenError) -> AccessTokenError {
         if error == .expired {
-            return AccessTokenError.expired.with(description: "The access token expired", cause: error)
+            return AccessTokenError.expired.with(message: "The access token expired", cause: error)
         }
         if error == .keysUnavailable {
             return AccessTokenError.keysUnavailable.with(
-                description: "The token could not be checked; try again later",
+                message: "The token could not be checked; try again later",
                 cause: error
             )
         }
@@ -316,6 +325,6 @@ public struct AccessTokenVerifier: Sendable {
             (.tooOld, "The access token is too old"),
         ]
         let description = descriptions.first { $0.0 == error }?.1 ?? "The access token is malformed"
-        return AccessTokenError.invalid.with(description: description, cause: error)
+        return AccessTokenError.invalid.with(message: description, cause: error)
     }
 }

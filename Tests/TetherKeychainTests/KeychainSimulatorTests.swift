@@ -1,9 +1,11 @@
 #if !canImport(Security)
 import Foundation
 import KeychainSimulator
+import SecItemShim
 import Testing
 
-/// The simulator's own rules (FACTS.md §4), checked through the SecItem functions.
+/// The simulator's own rules (https://developer.apple.com/documentation/security/keychain-services), checked through
+/// the SecItem functions.
 struct KeychainSimulatorTests {
     private let item: [String: Any] = [kSecAttrService: "svc", kSecAttrAccount: "acct", kSecValueData: Data("x".utf8)]
 

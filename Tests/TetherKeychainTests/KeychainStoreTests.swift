@@ -2,6 +2,7 @@
 import Foundation
 import InMemoryLogging
 import KeychainSimulator
+import SecItemShim
 import Logging
 import Tether
 import TetherKeychain
@@ -37,7 +38,7 @@ struct KeychainStoreTests {
         let simulator = makeSimulator()
         let key = Data([1, 2, 3])
         let read = try await withKeychain(simulator) {
-            let store = try KeychainStore(configuration: .init(service: service))
+            let store = try KeychainStore(secItems: .simulator, configuration: .init(service: service))
             try await store.write(makeConnection())
             try await store.writeKeyMaterial(key, named: "identity")
             #expect(try await store.list() == ["google"])
@@ -353,7 +354,7 @@ struct KeychainStoreTests {
         let logger = Logger(label: "test") { _ in logs }
         var errors: [String] = []
         try await withKeychain(simulator) {
-            let store = try KeychainStore(configuration: .init(service: service), logger: logger)
+            let store = try KeychainStore(secItems: .simulator, configuration: .init(service: service), logger: logger)
             try await store.write(makeConnection())
             _ = try await store.read("google")
             try await store.writeKeyMaterial(Data("key-canary".utf8), named: "identity")
@@ -361,6 +362,7 @@ struct KeychainStoreTests {
             do { _ = try await store.read("google") } catch { errors.append("\(error)") }
             simulator.unlock()
             let migrating = try KeychainStore(
+                secItems: .simulator,
                 configuration: .init(service: service, accessibility: .whenUnlocked),
                 logger: logger
             )

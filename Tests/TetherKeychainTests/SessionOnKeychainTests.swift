@@ -1,6 +1,7 @@
 #if !canImport(Security)
 import Foundation
 import KeychainSimulator
+import SecItemShim
 import Logging
 import Testing
 import Tether

@@ -1,6 +1,7 @@
 #if !canImport(Security)
 import Foundation
 import KeychainSimulator
+import SecItemShim
 import Tether
 import TetherKeychain
 
@@ -45,6 +46,7 @@ func makeStore(
     previousAccessGroups: [String] = []
 ) throws -> KeychainStore {
     try KeychainStore(
+        secItems: .simulator,
         configuration: KeychainStore.Configuration(
             service: service,
             accessGroup: accessGroup,
@@ -76,5 +78,18 @@ func copyMatching(_ attributes: [String: Any]) -> (OSStatus, Any?) {
     var result: CFTypeRef?
     let status = SecItemCopyMatching(query, &result)
     return (status, result)
+}
+#endif
+
+#if !canImport(Security)
+extension SecItemFunctions {
+    /// KeychainSimulator's SecItem functions, which act on the current task's simulator
+    /// (`KeychainSimulator.current`).
+    static let simulator = SecItemFunctions(
+        add: { SecItemAdd($0, $1) },
+        copyMatching: { SecItemCopyMatching($0, $1) },
+        update: { SecItemUpdate($0, $1) },
+        delete: { SecItemDelete($0) }
+    )
 }
 #endif

@@ -137,15 +137,18 @@ public struct AuthorizedClient: Sendable {
                     scope: scope,
                     serverMessage: Self.serverMessage(data)
                 )
-            case 429, 503:
-                let delay = Self.retryAfter(response, default: configuration.defaultRetryDelay)
+            default:
+                // Only a server that asked to be called again later (429, 503) is retried: after another 5xx the
+                // request may have taken effect, and the caller knows best whether to repeat it.
+                guard case .throttled(let retryAfter) = RetryPolicy.classify(response, body: data) else {
+                    throw server(response, data, target: target)
+                }
+                let delay = retryAfter ?? configuration.defaultRetryDelay
                 guard retriable, attempt < configuration.maximumAttempts, delay <= configuration.maximumRetryDelay
                 else {
                     throw server(response, data, target: target)
                 }
                 try await clock.sleep(for: delay)
-            default:
-                throw server(response, data, target: target)
             }
         }
     }
@@ -206,19 +209,12 @@ public struct AuthorizedClient: Sendable {
             message: "\(target) answered HTTP \(response.status.code)",
             httpStatus: response.status.code,
             serverMessage: Self.serverMessage(data),
-            retryAfter: response.headerFields[.retryAfter].flatMap { Int($0) }.map { Duration.seconds($0) }
+            retryAfter: RetryPolicy.retryAfter(response.headerFields)
         )
     }
 
     static func isIdempotent(_ method: HTTPRequest.Method) -> Bool {
         [.get, .head, .options, .put, .delete, .trace].contains(method)
-    }
-
-    static func retryAfter(_ response: HTTPResponse, default fallback: Duration) -> Duration {
-        guard let value = response.headerFields[.retryAfter], let seconds = Int(value), seconds >= 0 else {
-            return fallback
-        }
-        return .seconds(seconds)
     }
 
     /// A short message from a JSON error body (`message`, `error_description`, `error.message`, `error`), at
@@ -230,103 +226,5 @@ public struct AuthorizedClient: Sendable {
             object["message"] as? String ?? object["error_description"] as? String ?? nested
             ?? object["error"] as? String
         return message.map { String($0.prefix(200)) }
-    }
-}
-
-/// A failed API call through an ``AuthorizedClient``. It never contains a token, a header or a query string.
-public struct AuthorizedClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case unauthorized
-        case forbidden
-        case server
-        case transport
-        case decoding
-    }
-
-    let code: Code
-
-    /// What went wrong, in one sentence.
-    public let message: String
-    /// The HTTP status, when there was a response.
-    public let httpStatus: Int?
-    /// For ``unauthorized``: whether the session now needs sign-in (the grant is gone), as opposed to a server
-    /// that keeps rejecting valid tokens.
-    public let requiresSignIn: Bool
-    /// For ``forbidden``: the scope the resource asked for, if it said.
-    public let scope: String?
-    /// A short message from a JSON error body, if there was one.
-    public let serverMessage: String?
-    /// The parsed `WWW-Authenticate` challenge of a 401, if any.
-    public let challenge: AuthenticationChallenge?
-    /// `Retry-After`, if the server sent one.
-    public let retryAfter: Duration?
-    /// The underlying error, if any.
-    public let cause: (any Error)?
-
-    init(
-        _ code: Code,
-        _ message: String,
-        httpStatus: Int? = nil,
-        requiresSignIn: Bool = false,
-        scope: String? = nil,
-        serverMessage: String? = nil,
-        challenge: AuthenticationChallenge? = nil,
-        retryAfter: Duration? = nil,
-        cause: (any Error)? = nil
-    ) {
-        self.code = code
-        self.message = message
-        self.httpStatus = httpStatus
-        self.requiresSignIn = requiresSignIn
-        self.scope = scope
-        self.serverMessage = serverMessage
-        self.challenge = challenge
-        self.retryAfter = retryAfter
-        self.cause = cause
-    }
-
-    /// The server rejected the token, even after one refresh; see ``requiresSignIn``.
-    public static let unauthorized = AuthorizedClientError(.unauthorized, "The server rejected the access token")
-    /// The server refused: the token lacks a scope (see ``scope``) or the user lacks permission.
-    public static let forbidden = AuthorizedClientError(.forbidden, "The server refused the request")
-    /// The server answered with another error status (see ``httpStatus`` and ``serverMessage``).
-    public static let server = AuthorizedClientError(.server, "The server answered with an error")
-    /// No response arrived; the cause is a ``TransportError``.
-    public static let transport = AuthorizedClientError(.transport, "The server could not be reached")
-    /// The response body did not decode.
-    public static let decoding = AuthorizedClientError(.decoding, "The response could not be decoded")
-
-    func with(
-        message: String,
-        httpStatus: Int? = nil,
-        requiresSignIn: Bool = false,
-        scope: String? = nil,
-        serverMessage: String? = nil,
-        challenge: AuthenticationChallenge? = nil,
-        retryAfter: Duration? = nil,
-        cause: (any Error)? = nil
-    ) -> AuthorizedClientError {
-        AuthorizedClientError(
-            code,
-            message,
-            httpStatus: httpStatus,
-            requiresSignIn: requiresSignIn,
-            scope: scope,
-            serverMessage: serverMessage,
-            challenge: challenge,
-            retryAfter: retryAfter,
-            cause: cause
-        )
-    }
-
-    /// The message.
-    public var description: String { "AuthorizedClientError: \(message)" }
-
-    /// Errors are equal when their kinds are.
-    public static func == (lhs: AuthorizedClientError, rhs: AuthorizedClientError) -> Bool { lhs.code == rhs.code }
-
-    /// Lets `switch` and `catch` match on the kind.
-    public static func ~= (lhs: AuthorizedClientError, rhs: any Error) -> Bool {
-        (rhs as? AuthorizedClientError)?.code == lhs.code
     }
 }

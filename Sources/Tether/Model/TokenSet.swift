@@ -134,11 +134,3 @@ public struct TokenResponse: Sendable, Hashable {
         self.expiresIn = expiresIn
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    package var timeInterval: TimeInterval {
-        let parts = components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
-}

@@ -1,7 +1,7 @@
 /// Why a ``Session`` could not hand out an access token. It never contains a secret.
 ///
 /// Match it like an enum: `catch let error as SessionError where error == .needsSignIn`, or
-/// `switch error { case .offline: … }`.
+/// `switch error { case .offline: … }` (see <doc:Errors>).
 public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
         case notConnected
@@ -59,16 +59,25 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         "The provider issues tokens that live shorter than the requested minimum"
     )
 
+    /// The same kind of error with a specific message and cause.
+    /// - Parameters:
+    ///   - message: One sentence, without secrets.
+    ///   - cause: The underlying error; the current one when `nil`.
+    /// - Returns: A copy carrying the details.
+    public func with(message: String, cause: (any Error)? = nil) -> SessionError {
+        SessionError(code, message, signInReason: signInReason, accountHint: accountHint, cause: cause ?? self.cause)
+    }
+
     /// Whether the user must sign in again before this connection works.
     public var requiresReauthentication: Bool { code == .needsSignIn || code == .notConnected }
 
-    /// The message.
+    /// The type and the message: `SessionError: message`.
     public var description: String { "SessionError: \(message)" }
 
-    /// Errors are equal when their kinds are, whatever their details.
+    /// Errors are equal when their codes are, whatever their messages and causes.
     public static func == (lhs: SessionError, rhs: SessionError) -> Bool { lhs.code == rhs.code }
 
-    /// Lets `switch` and `catch` match on the kind.
+    /// Lets `switch` and `catch` match on the code: `case .offline:`.
     public static func ~= (lhs: SessionError, rhs: any Error) -> Bool {
         (rhs as? SessionError)?.code == lhs.code
     }

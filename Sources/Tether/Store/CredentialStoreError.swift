@@ -1,7 +1,7 @@
 /// A failure of a ``CredentialStore``. It never contains a secret.
 ///
 /// Match it like an enum: `catch let error as CredentialStoreError where error == .unavailable`, or
-/// `switch error { case .wrongKey: … }`.
+/// `switch error { case .wrongKey: … }` (see <doc:Errors>).
 public struct CredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
         case unavailable
@@ -61,13 +61,13 @@ public struct CredentialStoreError: Error, Sendable, Equatable, CustomStringConv
     /// The same kind of error with a specific message and cause.
     /// - Parameters:
     ///   - message: One sentence, without secrets.
-    ///   - cause: The underlying error.
+    ///   - cause: The underlying error; the current one when `nil`.
     /// - Returns: A copy carrying the details.
     public func with(message: String, cause: (any Error)? = nil) -> CredentialStoreError {
         CredentialStoreError(code, message, cause: cause ?? self.cause)
     }
 
-    /// Whether retrying later may succeed (``unavailable``, ``leaseTimeout``, ``versionConflict``).
+    /// Whether retrying later may succeed (``unavailable``, ``leaseTimeout``, ``versionConflict``, ``io``).
     public var isTransient: Bool {
         switch code {
         case .unavailable, .leaseTimeout, .versionConflict, .io: true
@@ -80,13 +80,13 @@ public struct CredentialStoreError: Error, Sendable, Equatable, CustomStringConv
         code == .missingEntitlement || code == .invalidConfiguration || code == .wrongKey
     }
 
-    /// The message.
+    /// The type and the message: `CredentialStoreError: message`.
     public var description: String { "CredentialStoreError: \(message)" }
 
-    /// Errors are equal when their kinds are, whatever their messages.
+    /// Errors are equal when their codes are, whatever their messages and causes.
     public static func == (lhs: CredentialStoreError, rhs: CredentialStoreError) -> Bool { lhs.code == rhs.code }
 
-    /// Lets `switch` and `catch` match on the kind.
+    /// Lets `switch` and `catch` match on the code: `case .wrongKey:`.
     public static func ~= (lhs: CredentialStoreError, rhs: any Error) -> Bool {
         (rhs as? CredentialStoreError)?.code == lhs.code
     }

@@ -36,7 +36,11 @@ struct LoginCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "A preset: google, microsoft or dev. Optional with --issuer.")
+    @Argument(
+        help:
+            "A preset (\(ProviderPreset.allValueStrings.joined(separator: ", "))) or a saved connection's name. Optional with --issuer.",
+        completion: .list(ProviderPreset.allValueStrings)
+    )
     var provider: String?
 
     @Option(help: "The issuer of any OAuth 2.0 / OpenID Connect server, found through discovery. (TETHER_ISSUER)")
@@ -67,8 +71,6 @@ struct LoginCommand: AsyncParsableCommand {
     )
     var tenantOption: String?
 
-    var tenant: String { tenantOption ?? "common" }
-
     @Option(help: "Supply or override the authorization endpoint.")
     var authorizationEndpoint: String?
 
@@ -92,51 +94,42 @@ struct LoginCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    static let presets: Set<String> = ["google", "microsoft", "dev", "firebase", "apple"]
+    /// The provider settings these options give, for the environment `environment`.
+    func setup(environment: [String: String]) -> ProviderSetup {
+        ProviderSetup(
+            provider: provider,
+            issuer: issuer,
+            clientID: clientID,
+            clientSecret: clientSecret,
+            scope: scope,
+            name: name,
+            tenant: tenantOption,
+            authorizationEndpoint: authorizationEndpoint,
+            tokenEndpoint: tokenEndpoint,
+            revocationEndpoint: revocationEndpoint,
+            deviceAuthorizationEndpoint: deviceAuthorizationEndpoint,
+            environment: environment
+        )
+    }
 
     func run() async throws {
         let workspace = try Workspace(global)
-        let environment = workspace.environment
-        let issuer = issuer ?? environment["TETHER_ISSUER"].flatMap { $0.isEmpty ? nil : $0 }
-        // `tether login NAME` signs in again to a saved connection; `tether login PRESET` creates or reuses one.
-        let given = provider?.lowercased()
-        let name = try Workspace.validatedName(self.name ?? provider ?? Self.defaultName(issuer: issuer))
+        let setup = setup(environment: workspace.environment)
+        let name = try setup.connectionName()
         let existing = try workspace.profiles.profile(named: name)
-        let presetName: String
-        if let given, Self.presets.contains(given) {
-            presetName = given
-        } else if given == nil, issuer != nil {
-            presetName = "oidc"
-        } else if let existing, given == nil || given == existing.name.lowercased() {
-            presetName = existing.preset
-        } else if given == nil {
-            throw CLIFailure(.usage, "Name a provider or give --issuer", fix: "See `tether providers`")
-        } else {
-            throw CLIFailure(
-                .usage,
-                "Unknown provider or connection '\(provider ?? "")'",
-                fix: "Use google, microsoft or dev, or --issuer URL for any other server (see `tether providers`)"
-            )
-        }
+        let choice = try setup.choice(existing: existing)
         // A record that cannot be read is never signed over: say so before anyone signs in.
         do {
             _ = try await workspace.store.read(ConnectionID(name))
         } catch {
             throw CLIFailure.from(error, connection: name)
         }
-        var configuration = try await makeConfiguration(
-            preset: presetName,
-            issuer: issuer,
-            existing: existing?.preset == presetName ? existing : nil,
-            workspace: workspace
+        let configuration = try await setup.configuration(
+            for: choice,
+            existing: existing,
+            openSecret: { try workspace.openSecret($0, connection: $1) },
+            transport: workspace.transport
         )
-        if let existing, existing.preset == presetName {
-            // Endpoints given by hand last time stay when discovery still leaves them out.
-            configuration.revocationEndpoint = configuration.revocationEndpoint ?? existing.provider.revocationEndpoint
-            configuration.deviceAuthorizationEndpoint =
-                configuration.deviceAuthorizationEndpoint ?? existing.provider.deviceAuthorizationEndpoint
-        }
-        try applyEndpointOverrides(&configuration)
         let client = try workspace.client(for: configuration)
         let session = Session(
             id: ConnectionID(name),
@@ -170,7 +163,7 @@ struct LoginCommand: AsyncParsableCommand {
             throw CLIFailure.from(error, connection: name)
         }
         try workspace.profiles.save(
-            Profile(name: name, preset: presetName, provider: configuration, sealedClientSecret: sealedSecret)
+            Profile(name: name, preset: choice.storedName, provider: configuration, sealedClientSecret: sealedSecret)
         )
         workspace.statusFile.clear(name)
 
@@ -194,170 +187,9 @@ struct LoginCommand: AsyncParsableCommand {
         }
     }
 
-    static func defaultName(issuer: String?) -> String {
-        issuer.flatMap { URL(string: $0)?.host } ?? "default"
-    }
-
     static func accountHint(_ status: ConnectionStatus) -> String? {
         guard case .needsSignIn(_, let hint?) = status else { return nil }
         return hint.displayIdentifier
-    }
-
-    var scopes: [String]? {
-        let given = scope.isEmpty ? (ProcessInfo.processInfo.environment["TETHER_SCOPE"].map { [$0] } ?? []) : scope
-        let split = given.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) }
-        return split.isEmpty ? nil : split
-    }
-
-    func makeConfiguration(
-        preset: String,
-        issuer: String?,
-        existing: Profile?,
-        workspace: Workspace
-    ) async throws -> ProviderConfiguration {
-        let environment = workspace.environment
-        let givenClientID = self.clientID ?? environment["TETHER_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 }
-        let givenSecret = (self.clientSecret ?? environment["TETHER_CLIENT_SECRET"]).flatMap {
-            $0.isEmpty ? nil : ClientSecret($0)
-        }
-        let loopback = URL(string: "http://127.0.0.1/callback")
-        // Signing in again to a saved connection keeps its settings; options given now replace them.
-        if let existing, issuer == nil, givenClientID == nil || givenClientID == existing.provider.clientID,
-            scopes == nil || scopes == existing.provider.scopes, tenantOption == nil
-        {
-            var configuration = existing.provider
-            if let givenSecret {
-                configuration.clientSecret = givenSecret
-            } else if let sealed = existing.sealedClientSecret {
-                configuration.clientSecret = ClientSecret(try workspace.openSecret(sealed, connection: existing.name))
-            }
-            return configuration
-        }
-        let clientID = givenClientID ?? existing?.provider.clientID
-        let secret =
-            try givenSecret
-            ?? existing?.sealedClientSecret.map {
-                ClientSecret(try workspace.openSecret($0, connection: existing?.name ?? ""))
-            }
-        func requireClientID() throws -> String {
-            guard let clientID else {
-                throw CLIFailure(
-                    .configuration,
-                    "\(preset) needs a client id",
-                    fix: "Pass --client-id (or set TETHER_CLIENT_ID); `tether providers` says where to get one"
-                )
-            }
-            return clientID
-        }
-        switch preset {
-        case "google":
-            return ProviderConfiguration.google(
-                clientID: try requireClientID(),
-                clientSecret: secret,
-                redirectURI: loopback,
-                scopes: scopes ?? ["openid", "email", "profile"]
-            )
-        case "microsoft":
-            return ProviderConfiguration.microsoft(
-                tenant: .init(tenant),
-                clientID: try requireClientID(),
-                redirectURI: loopback,
-                scopes: scopes ?? ["openid", "email", "profile", "offline_access", "User.Read"]
-            )
-        case "dev", "oidc":
-            let issuer = issuer ?? (preset == "dev" ? "http://127.0.0.1:8123" : nil)
-            guard let issuer else {
-                throw CLIFailure(.usage, "--issuer is needed without a preset", fix: "See `tether login --help`")
-            }
-            let clientID = preset == "dev" ? clientID ?? "tether-dev-client" : try requireClientID()
-            return try await discover(issuer: issuer, clientID: clientID, secret: secret, preset: preset, workspace)
-        case "firebase":
-            throw CLIFailure(
-                .configuration,
-                "Firebase signs users in through its own SDK or REST API, not a browser redirect",
-                fix:
-                    "Keep Firebase sessions with the Tether library (ProviderConfiguration.firebase); see `tether providers`"
-            )
-        case "apple":
-            throw CLIFailure(
-                .configuration,
-                "Sign in with Apple does not accept loopback redirects, so it cannot sign in from a terminal",
-                fix: "Sign in on an Apple device or a web page; see `tether providers`"
-            )
-        default:
-            throw CLIFailure(
-                .usage,
-                "Unknown provider '\(preset)'",
-                fix: "Use google, microsoft or dev, or --issuer URL for any other server (see `tether providers`)"
-            )
-        }
-    }
-
-    func discover(
-        issuer: String,
-        clientID: String,
-        secret: ClientSecret?,
-        preset: String,
-        _ workspace: Workspace
-    ) async throws -> ProviderConfiguration {
-        do {
-            var configuration = try await ProviderConfiguration.discover(
-                issuer: issuer,
-                clientID: clientID,
-                clientSecret: secret,
-                scopes: scopes,
-                redirectURI: URL(string: "http://127.0.0.1/callback"),
-                providerID: preset == "dev" ? "dev" : URL(string: issuer)?.host ?? issuer,
-                transport: workspace.transport
-            )
-            if secret != nil, configuration.clientAuthentication == .none {
-                configuration.clientAuthentication = .secretBasic
-            }
-            return configuration
-        } catch {
-            // A server without discovery still works when the endpoints are given; an outage is not a missing
-            // document, so it is reported as it is.
-            guard let tokenEndpoint = tokenEndpoint.flatMap(URL.init(string:)),
-                CLIFailure.from(error).status != .unavailable
-            else {
-                let failure = CLIFailure.from(error)
-                let fix =
-                    preset == "dev"
-                    ? "Start it with `tether dev-provider` (or pass --issuer with its URL)"
-                    : "Check --issuer, or give --authorization-endpoint and --token-endpoint"
-                throw CLIFailure(failure.status, failure.message, fix: fix)
-            }
-            return ProviderConfiguration(
-                providerID: URL(string: issuer)?.host ?? issuer,
-                issuer: nil,
-                tokenEndpoint: tokenEndpoint,
-                clientID: clientID,
-                clientSecret: secret,
-                clientAuthentication: secret == nil ? ProviderConfiguration.ClientAuthentication.none : .secretBasic,
-                scopes: scopes ?? [],
-                redirectURI: URL(string: "http://127.0.0.1/callback")
-            )
-        }
-    }
-
-    func applyEndpointOverrides(_ configuration: inout ProviderConfiguration) throws {
-        func url(_ value: String?, _ option: String) throws -> URL? {
-            guard let value else { return nil }
-            guard let url = URL(string: value), url.scheme != nil, url.host != nil else {
-                throw CLIFailure(.usage, "\(option) '\(value)' is not a URL")
-            }
-            return url
-        }
-        if let endpoint = try url(authorizationEndpoint, "--authorization-endpoint") {
-            configuration.authorizationEndpoint = endpoint
-        }
-        if let endpoint = try url(tokenEndpoint, "--token-endpoint") { configuration.tokenEndpoint = endpoint }
-        if let endpoint = try url(revocationEndpoint, "--revocation-endpoint") {
-            configuration.revocationEndpoint = endpoint
-        }
-        if let endpoint = try url(deviceAuthorizationEndpoint, "--device-authorization-endpoint") {
-            configuration.deviceAuthorizationEndpoint = endpoint
-        }
     }
 
     func browserSignIn(_ client: OAuthClient, _ hint: String?, _ workspace: Workspace) async throws -> SignInResult {

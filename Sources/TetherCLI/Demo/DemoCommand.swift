@@ -108,7 +108,9 @@ struct DemoRun: Sendable {
                 transport: workspace.transport
             )
             client = try workspace.client(for: configuration)
-            try workspace.profiles.save(Profile(name: name, preset: "dev", provider: configuration))
+            try workspace.profiles.save(
+                Profile(name: name, preset: ProviderPreset.dev.rawValue, provider: configuration)
+            )
         } catch {
             timeline.fail("Set up", "\(CLIFailure.from(error))")
             return "Set up"

@@ -9,7 +9,7 @@ import Hummingbird
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
 struct CalendarAPIError: HTTPResponseError {
     let status: HTTPResponse.Status
-    let body: JSONValue
+    let body: JSONOutput
     var headers: HTTPFields = [:]
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -27,14 +27,16 @@ struct CalendarAPIError: HTTPResponseError {
         statusName: String? = nil,
         headers: HTTPFields = [:]
     ) -> CalendarAPIError {
-        var item: [String: JSONValue] = [
+        var item: [String: JSONOutput] = [
             "domain": .string(domain), "reason": .string(reason), "message": .string(message),
         ]
         if let location {
             item["locationType"] = .string(location.type)
             item["location"] = .string(location.name)
         }
-        var error: [String: JSONValue] = ["errors": [.object(item)], "code": .int(status), "message": .string(message)]
+        var error: [String: JSONOutput] = [
+            "errors": [.object(item)], "code": .int(status), "message": .string(message),
+        ]
         if let statusName {
             error["status"] = .string(statusName)
         }
@@ -125,7 +127,7 @@ struct CalendarAPIError: HTTPResponseError {
         headers: HTTPFields = [:]
     ) -> CalendarAPIError {
         let requestID = RandomToken.uuid()
-        let innerError: JSONValue = [
+        let innerError: JSONOutput = [
             "date": .string(CalendarTime.utcSeconds(now).replacingOccurrences(of: "Z", with: "")),
             "request-id": .string(requestID),
             "client-request-id": .string(requestID),

@@ -83,17 +83,18 @@ extension Endpoints {
         let epoch: String?
     }
 
-    private static func adminFailure(_ message: String, status: HTTPResponse.Status = .badRequest) -> OAuthError {
-        OAuthError(status: status, body: ["error": "invalid_request", "error_description": .string(message)])
+    private static func adminFailure(_ message: String, status: HTTPResponse.Status = .badRequest) -> OAuthErrorResponse
+    {
+        OAuthErrorResponse(status: status, body: ["error": "invalid_request", "error_description": .string(message)])
     }
 
     func registerCalendarAdmin(on admin: RouterGroup<DevRequestContext>, api: DevProvider.Admin) {
         admin.get("calendar") { _, _ in
             let store = await self.state.calendarStore
-            var users: [String: JSONValue] = [:]
+            var users: [String: JSONOutput] = [:]
             for (username, calendars) in store.calendars {
                 users[username] = .array(
-                    calendars.map { calendar -> JSONValue in
+                    calendars.map { calendar -> JSONOutput in
                         [
                             "id": .string(calendar.id),
                             "name": .string(calendar.name),
@@ -227,8 +228,8 @@ extension Endpoints {
         }
     }
 
-    private static func adminJSON(_ event: DevProvider.CalendarEvent, calendarID: String) -> JSONValue {
-        var json: [String: JSONValue] = [
+    private static func adminJSON(_ event: DevProvider.CalendarEvent, calendarID: String) -> JSONOutput {
+        var json: [String: JSONOutput] = [
             "id": .string(event.id),
             "calendar": .string(calendarID),
             "summary": .string(event.summary),
@@ -236,8 +237,8 @@ extension Endpoints {
             "end": Self.googleTime(event.end),
             "status": .string(event.status.rawValue),
         ]
-        json["description"] = event.description.map(JSONValue.string)
-        json["location"] = event.location.map(JSONValue.string)
+        json["description"] = event.description.map(JSONOutput.string)
+        json["location"] = event.location.map(JSONOutput.string)
         if let recurrence = event.recurrence {
             json["recurrence"] = .strings([recurrence.rule])
         }

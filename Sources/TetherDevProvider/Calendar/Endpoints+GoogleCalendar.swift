@@ -36,7 +36,7 @@ extension Endpoints {
             offset = page.offset
         }
         let page = calendars.dropFirst(offset).prefix(maxResults)
-        var body: [String: JSONValue] = [
+        var body: [String: JSONOutput] = [
             "kind": "calendar#calendarList",
             "etag": .string("\"\(store.sequence)\""),
             "items": .array(page.map { Self.googleCalendarEntry($0) }),
@@ -49,11 +49,11 @@ extension Endpoints {
         return HTTPResponses.json(.object(body))
     }
 
-    static func googleCalendarEntry(_ calendar: StoredCalendar) -> JSONValue {
-        let reminders: JSONValue = calendar.canEdit ? [["method": "popup", "minutes": 10]] : []
-        let colorID: JSONValue = calendar.isPrimary ? "14" : "1"
-        let accessRole: JSONValue = calendar.canEdit ? "owner" : "reader"
-        var entry: [String: JSONValue] = [
+    static func googleCalendarEntry(_ calendar: StoredCalendar) -> JSONOutput {
+        let reminders: JSONOutput = calendar.canEdit ? [["method": "popup", "minutes": 10]] : []
+        let colorID: JSONOutput = calendar.isPrimary ? "14" : "1"
+        let accessRole: JSONOutput = calendar.canEdit ? "owner" : "reader"
+        var entry: [String: JSONOutput] = [
             "kind": "calendar#calendarListEntry",
             "etag": .string("\"\(CalendarStore.makeID(calendar.id).prefix(16))\""),
             "id": .string(calendar.id),
@@ -166,8 +166,8 @@ extension Endpoints {
             orderBy: orderBy
         )
         let page = items.dropFirst(offset).prefix(maxResults)
-        let accessRole: JSONValue = calendar.canEdit ? "owner" : "reader"
-        var body: [String: JSONValue] = [
+        let accessRole: JSONOutput = calendar.canEdit ? "owner" : "reader"
+        var body: [String: JSONOutput] = [
             "kind": "calendar#events",
             "etag": .string("\"\(snapshot)\""),
             "summary": .string(calendar.isPrimary ? calendar.id : calendar.name),
@@ -198,7 +198,7 @@ extension Endpoints {
         let start: Date
         let updated: Date
         let id: String
-        let json: JSONValue
+        let json: JSONOutput
     }
 
     private func googleItems(
@@ -264,7 +264,7 @@ extension Endpoints {
         return items.sorted { ($0.start, $0.id) < ($1.start, $1.id) }
     }
 
-    static func googleTime(_ time: DevProvider.CalendarEvent.Time) -> JSONValue {
+    static func googleTime(_ time: DevProvider.CalendarEvent.Time) -> JSONOutput {
         switch time {
         case .date(let day):
             return ["date": .string(day)]
@@ -281,14 +281,14 @@ extension Endpoints {
         stored: StoredEvent,
         calendar: StoredCalendar,
         caller: CalendarCaller
-    ) -> [String: JSONValue] {
+    ) -> [String: JSONOutput] {
         let event = stored.event
-        let organizer: JSONValue = [
+        let organizer: JSONOutput = [
             "email": .string(calendar.id),
             "displayName": .string(calendar.isPrimary ? caller.name : calendar.name),
             "self": true,
         ]
-        var json: [String: JSONValue] = [
+        var json: [String: JSONOutput] = [
             "kind": "calendar#event",
             "etag": .string("\"\(stored.sequence)\""),
             "id": .string(id),
@@ -304,8 +304,8 @@ extension Endpoints {
             "eventType": "default",
             "reminders": ["useDefault": true],
         ]
-        json["description"] = event.description.map(JSONValue.string)
-        json["location"] = event.location.map(JSONValue.string)
+        json["description"] = event.description.map(JSONOutput.string)
+        json["location"] = event.location.map(JSONOutput.string)
         return json
     }
 
@@ -315,9 +315,10 @@ extension Endpoints {
     }
 
     /// One event or occurrence; a deleted event or a cancelled occurrence in Google's minimal form.
-    private func googleEvent(_ instance: EventInstance, calendar: StoredCalendar, caller: CalendarCaller) -> JSONValue {
+    private func googleEvent(_ instance: EventInstance, calendar: StoredCalendar, caller: CalendarCaller) -> JSONOutput
+    {
         if instance.isRemoved {
-            var minimal: [String: JSONValue] = [
+            var minimal: [String: JSONOutput] = [
                 "kind": "calendar#event",
                 "etag": .string("\"\(instance.stored.sequence)\""),
                 "id": .string(instance.id),
@@ -345,7 +346,7 @@ extension Endpoints {
         first: EventInstance,
         calendar: StoredCalendar,
         caller: CalendarCaller
-    ) -> JSONValue {
+    ) -> JSONOutput {
         if stored.isDeleted {
             return [
                 "kind": "calendar#event", "etag": .string("\"\(stored.sequence)\""), "id": .string(stored.event.id),

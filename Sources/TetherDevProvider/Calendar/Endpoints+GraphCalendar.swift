@@ -110,10 +110,10 @@ extension Endpoints {
         let skip = try Self.graphSkip(query, now: now)
         let calendars = await self.state.calendarStore.calendars(of: caller.username)
         let page = calendars.dropFirst(skip).prefix(pageSize)
-        var body: [String: JSONValue] = [
+        var body: [String: JSONOutput] = [
             "@odata.context": .string(caller.issuer + "/v1.0/$metadata#users('\(caller.email)')/calendars"),
             "value": .array(
-                page.map { calendar -> JSONValue in
+                page.map { calendar -> JSONOutput in
                     [
                         "@odata.id": .string(caller.issuer + "/v1.0/me/calendars/\(calendar.id)"),
                         "id": .string(calendar.id),
@@ -196,7 +196,7 @@ extension Endpoints {
         let instances = Self.graphInstances(store: store, calendar: calendar, start: start, end: end)
         let page = instances.dropFirst(skip).prefix(pageSize)
         let path = request.uri.path
-        var body: [String: JSONValue] = [
+        var body: [String: JSONOutput] = [
             "@odata.context": .string(caller.issuer + "/v1.0/$metadata#users('\(caller.email)')/calendarView"),
             "value": .array(
                 page.map { self.graphEvent($0, calendar: calendar, caller: caller, preferences: preferences) }
@@ -286,7 +286,7 @@ extension Endpoints {
         // Changes after the round's snapshot wait for the next round.
         .filter { $0.stored.sequence <= state.snapshot }
         let page = instances.dropFirst(state.offset).prefix(state.pageSize)
-        let items: [JSONValue] = page.map { instance in
+        let items: [JSONOutput] = page.map { instance in
             if instance.isRemoved || !Self.overlaps(instance, start, end) {
                 return [
                     "@odata.type": "#microsoft.graph.event",
@@ -296,7 +296,7 @@ extension Endpoints {
             }
             return self.graphEvent(instance, calendar: calendar, caller: caller, preferences: preferences)
         }
-        var body: [String: JSONValue] = [
+        var body: [String: JSONOutput] = [
             "@odata.context": .string(caller.issuer + "/v1.0/$metadata#Collection(event)"),
             "value": .array(items),
         ]
@@ -318,7 +318,7 @@ extension Endpoints {
 
     /// A time as Graph's `dateTimeTimeZone`: local time without offset in the preferred zone;
     /// all-day dates stay midnight of their date, never shifted.
-    static func graphTime(_ time: DevProvider.CalendarEvent.Time, _ preferences: GraphPreferences) -> JSONValue {
+    static func graphTime(_ time: DevProvider.CalendarEvent.Time, _ preferences: GraphPreferences) -> JSONOutput {
         switch time {
         case .date(let day):
             return ["dateTime": .string(day + "T00:00:00.0000000"), "timeZone": .string(preferences.timeZoneName)]
@@ -346,7 +346,7 @@ extension Endpoints {
         calendar: StoredCalendar,
         caller: CalendarCaller,
         preferences: GraphPreferences
-    ) -> JSONValue {
+    ) -> JSONOutput {
         let event = instance.event
         let stored = instance.stored
         let type =
@@ -354,7 +354,7 @@ extension Endpoints {
         let showAs =
             event.status == .tentative ? "tentative" : (event.isAllDay || instance.isCancelled) ? "free" : "busy"
         let description = event.description ?? ""
-        let location: JSONValue = [
+        let location: JSONOutput = [
             "displayName": .string(event.location ?? ""),
             "locationType": "default",
             "uniqueIdType": "unknown",
@@ -366,11 +366,11 @@ extension Endpoints {
             case (.dateTime(_, let startZone), .dateTime(_, let endZone)): (startZone, endZone)
             default: (calendar.timeZone, calendar.timeZone)
             }
-        let body: JSONValue =
+        let body: JSONOutput =
             preferences.textBody
             ? ["contentType": "text", "content": .string(description)]
             : ["contentType": "html", "content": .string(Self.html(description))]
-        let json: [String: JSONValue] = [
+        let json: [String: JSONOutput] = [
             "@odata.etag": .string("W/\"\(stored.sequence)\""),
             "id": .string(instance.id),
             "createdDateTime": .string(CalendarTime.rfc3339Milliseconds(stored.created)),
@@ -394,7 +394,7 @@ extension Endpoints {
             "isCancelled": .bool(instance.isCancelled),
             "isOrganizer": true,
             "responseRequested": true,
-            "seriesMasterId": instance.seriesID.map(JSONValue.string) ?? .null,
+            "seriesMasterId": instance.seriesID.map(JSONOutput.string) ?? .null,
             "showAs": .string(showAs),
             "type": .string(type),
             "webLink": .string(

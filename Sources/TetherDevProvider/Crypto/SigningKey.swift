@@ -6,7 +6,7 @@ import Foundation
 struct SigningKey: Sendable {
     let kid: String
     let privateKey: _RSA.Signing.PrivateKey
-    let jwk: JSONValue
+    let jwk: JSONOutput
 
     init(privateKey: _RSA.Signing.PrivateKey) throws {
         let primitives = try privateKey.publicKey.getKeyPrimitives()
@@ -46,8 +46,8 @@ struct SigningKey: Sendable {
     /// - Parameters:
     ///   - claims: The payload.
     ///   - type: The `typ` header (`JWT`, `at+jwt`).
-    func sign(_ claims: JSONValue, type: String) throws -> String {
-        let header: JSONValue = ["alg": "RS256", "kid": .string(self.kid), "typ": .string(type)]
+    func sign(_ claims: JSONOutput, type: String) throws -> String {
+        let header: JSONOutput = ["alg": "RS256", "kid": .string(self.kid), "typ": .string(type)]
         let signingInput =
             try header.encoded().base64URLEncodedString() + "." + claims.encoded().base64URLEncodedString()
         let signature = try self.privateKey.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)

@@ -4,7 +4,7 @@ struct SigningKeySet: Sendable {
     var previous: SigningKey?
 
     /// The JWKS document (`{"keys": [...]}`), current key first.
-    var jwks: JSONValue {
+    var jwks: JSONOutput {
         .object(["keys": .array([self.current.jwk] + (self.previous.map { [$0.jwk] } ?? []))])
     }
 

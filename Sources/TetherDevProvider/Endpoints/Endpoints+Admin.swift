@@ -67,7 +67,7 @@ extension Endpoints {
             let body = try await self.jsonBody(FaultRequest.self, from: request)
             let endpoint = DevProvider.Endpoint(body.endpoint)
             guard DevProvider.Endpoint.all.contains(endpoint) else {
-                throw OAuthError(
+                throw OAuthErrorResponse(
                     status: .badRequest,
                     body: ["error": "invalid_request", "error_description": "Unknown endpoint."]
                 )
@@ -121,7 +121,7 @@ extension Endpoints {
         admin.post("users/disable") { request, _ in
             let body = try await self.jsonBody(UserRequest.self, from: request)
             guard let username = body.username else {
-                throw OAuthError(
+                throw OAuthErrorResponse(
                     status: .badRequest,
                     body: ["error": "invalid_request", "error_description": "username"]
                 )
@@ -132,7 +132,7 @@ extension Endpoints {
         admin.post("users/enable") { request, _ in
             let body = try await self.jsonBody(UserRequest.self, from: request)
             guard let username = body.username else {
-                throw OAuthError(
+                throw OAuthErrorResponse(
                     status: .badRequest,
                     body: ["error": "invalid_request", "error_description": "username"]
                 )
@@ -161,17 +161,17 @@ extension Endpoints {
                     clientID: body.clientID ?? DevProvider.ClientRegistration.defaultClient.id,
                     scopes: body.scope.map { Self.scopes($0) } ?? ["openid", "email", "profile", "offline_access"]
                 )
-                var json: [String: JSONValue] = [
+                var json: [String: JSONOutput] = [
                     "access_token": .string(tokens.accessToken),
                     "token_type": "Bearer",
                     "expires_in": .int(tokens.expiresIn),
                     "scope": .string(tokens.scopes.joined(separator: " ")),
                 ]
-                json["refresh_token"] = tokens.refreshToken.map(JSONValue.string)
-                json["id_token"] = tokens.idToken.map(JSONValue.string)
+                json["refresh_token"] = tokens.refreshToken.map(JSONOutput.string)
+                json["id_token"] = tokens.idToken.map(JSONOutput.string)
                 return HTTPResponses.json(.object(json), noStore: true)
             } catch {
-                throw OAuthError(
+                throw OAuthErrorResponse(
                     status: .badRequest,
                     body: ["error": "invalid_request", "error_description": .string("\(error)")]
                 )
@@ -179,7 +179,7 @@ extension Endpoints {
         }
     }
 
-    static func json(_ counters: DevProvider.Counters) -> JSONValue {
+    static func json(_ counters: DevProvider.Counters) -> JSONOutput {
         [
             "requests": .counts(counters.requests),
             "outcomes": .counts(counters.outcomes),
@@ -187,8 +187,8 @@ extension Endpoints {
         ]
     }
 
-    static func json(_ faults: DevProvider.Faults) -> JSONValue {
-        func names<V>(_ values: [DevProvider.Endpoint: V], _ transform: (V) -> JSONValue) -> JSONValue {
+    static func json(_ faults: DevProvider.Faults) -> JSONOutput {
+        func names<V>(_ values: [DevProvider.Endpoint: V], _ transform: (V) -> JSONOutput) -> JSONOutput {
             .object(Dictionary(uniqueKeysWithValues: values.map { ($0.key.rawValue, transform($0.value)) }))
         }
         return [

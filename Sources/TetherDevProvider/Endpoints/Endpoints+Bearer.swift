@@ -18,15 +18,15 @@ extension Endpoints {
         _ request: Request
     ) async throws -> (user: DevProvider.User?, username: String, scopes: [String]) {
         guard let token = Self.bearerToken(request) else {
-            throw OAuthError.bearer(error: nil)
+            throw OAuthErrorResponse.bearer(error: nil)
         }
         switch await self.state.validateAccessToken(token) {
         case .valid(let user, let username, let scopes):
             return (user, username, scopes)
         case .expired:
-            throw OAuthError.bearer(error: "invalid_token", description: "The access token expired")
+            throw OAuthErrorResponse.bearer(error: "invalid_token", description: "The access token expired")
         case .invalid:
-            throw OAuthError.bearer(error: "invalid_token", description: "The access token is not valid")
+            throw OAuthErrorResponse.bearer(error: "invalid_token", description: "The access token is not valid")
         }
     }
 
@@ -49,7 +49,7 @@ extension Endpoints {
     func resource(_ request: Request, requiredScope: String?) async throws -> Response {
         let (user, username, scopes) = try await self.authenticatedUser(request)
         if let requiredScope, !scopes.contains(requiredScope) {
-            throw OAuthError.bearer(error: "insufficient_scope", scope: requiredScope)
+            throw OAuthErrorResponse.bearer(error: "insufficient_scope", scope: requiredScope)
         }
         return HTTPResponses.json([
             "sub": .string(user?.subject ?? username),

@@ -6,7 +6,7 @@ extension Endpoints {
     func discovery() async -> Response {
         let issuer = await self.state.issuer
         let revocation = self.dialect == .apple ? "/auth/revoke" : "/revoke"
-        let document: JSONValue = [
+        let document: JSONOutput = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + "/authorize"),
             "token_endpoint": .string(issuer + "/token"),

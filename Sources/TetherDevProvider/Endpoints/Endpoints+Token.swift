@@ -66,8 +66,8 @@ extension Endpoints {
     }
 
     /// The RFC 6749 §5.1 token response in the dialect's shape.
-    func tokenResponse(_ issue: TokenIssue) -> JSONValue {
-        var body: [String: JSONValue] = [
+    func tokenResponse(_ issue: TokenIssue) -> JSONOutput {
+        var body: [String: JSONOutput] = [
             "access_token": .string(issue.accessToken),
             "token_type": "Bearer",
             "expires_in": .int(issue.expiresIn),
@@ -91,24 +91,24 @@ extension Endpoints {
     func firebaseToken(_ request: Request) async throws -> Response {
         let query = FormData(request.uri.query)
         guard query["key"] == self.configuration.firebaseAPIKey else {
-            throw OAuthError.firebase("API key not valid. Please pass a valid API key.")
+            throw OAuthErrorResponse.firebase("API key not valid. Please pass a valid API key.")
         }
         let form = try await self.form(request)
         guard form["grant_type"] == DevProvider.GrantType.refreshToken.rawValue else {
-            throw OAuthError.firebase("INVALID_GRANT_TYPE")
+            throw OAuthErrorResponse.firebase("INVALID_GRANT_TYPE")
         }
         guard let refreshToken = form["refresh_token"] else {
-            throw OAuthError.firebase("MISSING_REFRESH_TOKEN")
+            throw OAuthErrorResponse.firebase("MISSING_REFRESH_TOKEN")
         }
         guard let clientID = await self.state.refreshTokens[refreshToken]?.clientID,
             let client = await self.state.client(id: clientID)
         else {
-            throw OAuthError.firebase("INVALID_REFRESH_TOKEN")
+            throw OAuthErrorResponse.firebase("INVALID_REFRESH_TOKEN")
         }
         do {
             let issue = try await self.state.refresh(refreshToken, client: client, scopes: nil)
             let user = await self.state.user(named: issue.username)
-            let body: JSONValue = [
+            let body: JSONOutput = [
                 "access_token": .string(issue.accessToken),
                 "expires_in": .string(String(issue.expiresIn)),
                 "token_type": "Bearer",
@@ -119,7 +119,7 @@ extension Endpoints {
             ]
             return HTTPResponses.json(body, noStore: true)
         } catch {
-            throw OAuthError.firebase(error)
+            throw OAuthErrorResponse.firebase(error)
         }
     }
 }

@@ -59,7 +59,7 @@ struct Endpoints: Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw OAuthError(
+            throw OAuthErrorResponse(
                 status: .badRequest,
                 body: ["error": "invalid_request", "error_description": "The body is not valid JSON for this request."]
             )
@@ -67,8 +67,8 @@ struct Endpoints: Sendable {
     }
 
     /// Renders a problem in the dialect.
-    func error(_ problem: OAuthProblem) -> OAuthError {
-        OAuthError(problem, dialect: self.dialect, now: self.configuration.now())
+    func error(_ problem: OAuthProblem) -> OAuthErrorResponse {
+        OAuthErrorResponse(problem, dialect: self.dialect, now: self.configuration.now())
     }
 
     /// Space-separated scopes.

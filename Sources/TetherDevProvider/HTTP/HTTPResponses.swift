@@ -12,7 +12,7 @@ enum HTTPResponses {
     /// A JSON response; `noStore` adds `Cache-Control: no-store` and `Pragma: no-cache`
     /// (RFC 6749 §5.1, for anything carrying tokens).
     static func json(
-        _ body: JSONValue,
+        _ body: JSONOutput,
         status: HTTPResponse.Status = .ok,
         headers: HTTPFields = [:],
         noStore: Bool = false

@@ -165,7 +165,7 @@ actor ProviderState {
         }
         let user = self.user(named: grant.username)
         let iat = Int(self.stampNow.timeIntervalSince1970)
-        let claims: JSONValue = [
+        let claims: JSONOutput = [
             "iss": .string(self.issuer),
             "sub": .string(user?.subject ?? grant.username),
             "aud": .string(self.issuer + "/resource"),
@@ -185,7 +185,7 @@ actor ProviderState {
         let user = self.user(named: grant.username)
         let iat = Int(self.stampNow.timeIntervalSince1970)
         let audience = self.dialect == .firebase ? self.configuration.firebaseProjectID : grant.clientID
-        var claims: [String: JSONValue] = [
+        var claims: [String: JSONOutput] = [
             "iss": .string(self.issuer),
             "sub": .string(user?.subject ?? grant.username),
             "aud": .string(audience),

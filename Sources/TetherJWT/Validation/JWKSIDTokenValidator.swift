@@ -34,18 +34,17 @@ public import TetherOAuth
 ///
 /// Copies share one key cache. Errors and log entries never contain the token.
 public struct JWKSIDTokenValidator: IDTokenValidating {
-    private let store: KeyStore
-    private let extraRules: ExtraClaimRules
+    private let verifier: JWTVerifier
     private let logger: Logger
 
     /// Where the keys come from.
-    public let keySource: SigningKeySource
+    public var keySource: SigningKeySource { verifier.keySource }
 
     /// The shortest time between two fetches of the keys.
-    public let minimumRefetchInterval: Duration
+    public var minimumRefetchInterval: Duration { verifier.minimumRefetchInterval }
 
     /// How long keys are kept when the response has no `Cache-Control: max-age`.
-    public let defaultCacheLifetime: Duration
+    public var defaultCacheLifetime: Duration { verifier.defaultCacheLifetime }
 
     /// Creates a validator for an issuer's JSON Web Key Set.
     /// - Parameters:
@@ -92,14 +91,11 @@ public struct JWKSIDTokenValidator: IDTokenValidating {
         defaultCacheLifetime: Duration = .seconds(3600),
         logger: Logger = .current
     ) {
-        self.keySource = keySource
-        self.extraRules = extraRules
-        self.minimumRefetchInterval = minimumRefetchInterval
-        self.defaultCacheLifetime = defaultCacheLifetime
         self.logger = logger
-        self.store = KeyStore(
-            source: keySource,
+        self.verifier = JWTVerifier(
+            keySource: keySource,
             transport: transport,
+            extraRules: extraRules,
             clock: clock,
             minimumRefetchInterval: minimumRefetchInterval,
             defaultCacheLifetime: defaultCacheLifetime,
@@ -130,40 +126,6 @@ public struct JWKSIDTokenValidator: IDTokenValidating {
     }
 
     private func verify(_ idToken: IDToken, expecting expectations: IDTokenExpectations) async throws -> IDTokenClaims {
-        try await verifiedClaims(idToken.revealedValue, expecting: expectations).claims
-    }
-
-    /// Verifies a compact JWT and returns both the checked claims and the whole claim set, for verifiers of other
-    /// token kinds (JWT access tokens) that read more claims.
-    /// - Parameters:
-    ///   - compact: The compact JWT.
-    ///   - expectations: What the token must say.
-    ///   - acceptedTypes: The accepted `typ` header values, compared case-insensitively, with or without the
-    ///     `application/` prefix (RFC 9068 §4); `nil` accepts any.
-    /// - Returns: The checked claims and the claim set.
-    /// - Throws: See ``validate(_:expecting:)``; `malformed` for a `typ` that is not accepted.
-    package func verifiedClaims(
-        _ compact: String,
-        expecting expectations: IDTokenExpectations,
-        acceptedTypes: Set<String>? = nil
-    ) async throws -> (claims: IDTokenClaims, claimSet: JWTClaimSet) {
-        let token = try CompactJWS(compact)
-        if let acceptedTypes {
-            var type = token.header.type?.lowercased() ?? ""
-            if type.hasPrefix("application/") { type.removeFirst("application/".count) }
-            guard acceptedTypes.contains(type) else {
-                throw IDTokenError.malformed.with(message: "The token's typ is not one this verifier accepts")
-            }
-        }
-        let algorithm = try JWSAlgorithm(headerValue: token.header.algorithm)
-        let claims = try JWTClaimSet(decoding: token.payload)
-        let candidates = try await store.keys(for: token.header.keyID)
-        guard let key = candidates.first(where: { $0.accepts(algorithm) }) else {
-            throw IDTokenError.unsupportedAlgorithm.with(
-                message: "The ID token's algorithm is not the one its signing key is declared for"
-            )
-        }
-        try await key.verifySignature(of: token, algorithm: algorithm)
-        return (try ClaimValidation.validate(claims, against: expectations, rules: extraRules), claims)
+        try await verifier.verifiedClaims(idToken.revealedValue, expecting: expectations).claims
     }
 }

@@ -104,8 +104,8 @@ extension AuthorizationRequest {
             throw OAuthError(
                 .provider,
                 "The authorization failed: \(error)",
-                classification: body.classification(status: 400),
-                code: body.code,
+                classification: body.classification(.permanent),
+                errorCode: body.code,
                 errorDescription: body.description,
                 errorURI: body.uri
             )

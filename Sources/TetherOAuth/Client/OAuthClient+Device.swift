@@ -64,7 +64,7 @@ extension OAuthClient {
             userCode: userCode,
             verificationURI: verification,
             verificationURIComplete: object["verification_uri_complete"]?.string.flatMap(URL.init(string:)),
-            expiresAt: receivedAt.addingTimeInterval(expiresIn.timeIntervalValue),
+            expiresAt: receivedAt.addingTimeInterval(expiresIn.timeInterval),
             interval: interval,
             deviceCode: DeviceCode(deviceCode),
             scopes: scopes
@@ -103,7 +103,7 @@ extension OAuthClient {
                     idTokenClaims: claims
                 )
             } catch let error as OAuthError {
-                switch error.code {
+                switch error.errorCode {
                 case OAuthErrorCode.authorizationPending?:
                     continue
                 case OAuthErrorCode.slowDown?:

@@ -12,20 +12,13 @@ enum PKCE {
 
     /// `BASE64URL(SHA256(ASCII(code_verifier)))` without padding (RFC 7636 §4.2, S256).
     static func challenge(for verifier: CodeVerifier) -> String {
-        base64URL(Data(SHA256.hash(data: Data(verifier.revealedValue.utf8))))
+        Base64URL.encode(Data(SHA256.hash(data: Data(verifier.revealedValue.utf8))))
     }
 
     /// A random base64url string of `bytes` random octets, for `state` and `nonce`.
     static func randomToken<R: RandomNumberGenerator>(bytes: Int, using random: inout R) -> String {
         var data = Data(count: bytes)
         for index in data.indices { data[index] = random.next() }
-        return base64URL(data)
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode(data)
     }
 }

@@ -74,7 +74,7 @@ extension ProviderConfiguration {
         } catch let error as TransportError {
             throw OAuthError.discoveryFailed.with(
                 message: "Could not fetch \(url.absoluteString): \(error.message)",
-                classification: .transient,
+                classification: error.isTransient ? .transient : .configuration,
                 cause: error
             )
         }
@@ -83,7 +83,7 @@ extension ProviderConfiguration {
         guard response.status.kind == .successful else {
             throw OAuthError.discoveryFailed.with(
                 message: "\(url.absoluteString) answered HTTP \(status)",
-                classification: status >= 500 || status == 429 ? .transient : .configuration,
+                classification: RetryPolicy.classify(response, body: body).isTransient ? .transient : .configuration,
                 httpStatus: status
             )
         }

@@ -1,5 +1,8 @@
 /// A configuration mistake, found before any network call. The message says exactly what is wrong and how to
 /// fix it; it never contains a secret.
+///
+/// Match it like an enum: `catch let error as ProviderConfigurationError where error == .missingClientID`, or
+/// `switch error { case .insecureEndpoint: … }` (see "Errors" in the Tether documentation).
 public struct ProviderConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
         case missingClientID
@@ -16,12 +19,16 @@ public struct ProviderConfigurationError: Error, Sendable, Equatable, CustomStri
 
     let code: Code
 
-    /// What is wrong and how to fix it, in one or two sentences.
+    /// What is wrong and how to fix it, in one or two sentences, without secrets.
     public let message: String
 
-    init(_ code: Code, _ message: String) {
+    /// The underlying error, if any.
+    public let cause: (any Error)?
+
+    init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
+        self.cause = cause
     }
 
     /// `client_id` is missing or empty.
@@ -55,20 +62,24 @@ public struct ProviderConfigurationError: Error, Sendable, Equatable, CustomStri
     /// A configuration file or metadata document could not be read or parsed.
     public static let unreadable = ProviderConfigurationError(.unreadable, "The configuration could not be read")
 
-    /// The same kind of error with a specific message.
-    /// - Parameter message: What is wrong and how to fix it.
-    /// - Returns: A copy with the message.
-    public func with(message: String) -> ProviderConfigurationError { ProviderConfigurationError(code, message) }
+    /// The same kind of error with a specific message and cause.
+    /// - Parameters:
+    ///   - message: One sentence, without secrets.
+    ///   - cause: The underlying error; the current one when `nil`.
+    /// - Returns: A copy carrying the details.
+    public func with(message: String, cause: (any Error)? = nil) -> ProviderConfigurationError {
+        ProviderConfigurationError(code, message, cause: cause ?? self.cause)
+    }
 
-    /// The message.
+    /// The type and the message: `ProviderConfigurationError: message`.
     public var description: String { "ProviderConfigurationError: \(message)" }
 
-    /// Errors are equal when their kinds are.
+    /// Errors are equal when their codes are, whatever their messages and causes.
     public static func == (lhs: ProviderConfigurationError, rhs: ProviderConfigurationError) -> Bool {
         lhs.code == rhs.code
     }
 
-    /// Lets `switch` and `catch` match on the kind.
+    /// Lets `switch` and `catch` match on the code: `case .missingClientID:`.
     public static func ~= (lhs: ProviderConfigurationError, rhs: any Error) -> Bool {
         (rhs as? ProviderConfigurationError)?.code == lhs.code
     }

@@ -1,77 +1,18 @@
 import Foundation
 public import Tether
 
-/// An OAuth 2.0 error code (RFC 6749 §5.2, §4.1.2.1; RFC 8628 §3.5; RFC 7009 §2.2.1), kept open so that codes
-/// Tether does not know are preserved.
-public struct OAuthErrorCode: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
-    /// The code as the provider sent it.
-    public let rawValue: String
-
-    /// Wraps a code.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    /// Wraps a literal code.
-    public init(stringLiteral value: String) { self.rawValue = value }
-    /// The code.
-    public var description: String { rawValue }
-
-    /// Decodes the code.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    /// Encodes the code.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    /// `invalid_request`.
-    public static let invalidRequest: OAuthErrorCode = "invalid_request"
-    /// `invalid_client`.
-    public static let invalidClient: OAuthErrorCode = "invalid_client"
-    /// `invalid_grant`: the code or refresh token is invalid, expired, revoked or reused.
-    public static let invalidGrant: OAuthErrorCode = "invalid_grant"
-    /// `unauthorized_client`.
-    public static let unauthorizedClient: OAuthErrorCode = "unauthorized_client"
-    /// `unsupported_grant_type`.
-    public static let unsupportedGrantType: OAuthErrorCode = "unsupported_grant_type"
-    /// `invalid_scope`.
-    public static let invalidScope: OAuthErrorCode = "invalid_scope"
-    /// `access_denied`.
-    public static let accessDenied: OAuthErrorCode = "access_denied"
-    /// `unsupported_response_type`.
-    public static let unsupportedResponseType: OAuthErrorCode = "unsupported_response_type"
-    /// `server_error`.
-    public static let serverError: OAuthErrorCode = "server_error"
-    /// `temporarily_unavailable`.
-    public static let temporarilyUnavailable: OAuthErrorCode = "temporarily_unavailable"
-    /// `interaction_required` (OIDC; Microsoft at the token endpoint).
-    public static let interactionRequired: OAuthErrorCode = "interaction_required"
-    /// `consent_required` (OIDC).
-    public static let consentRequired: OAuthErrorCode = "consent_required"
-    /// `login_required` (OIDC).
-    public static let loginRequired: OAuthErrorCode = "login_required"
-    /// `authorization_pending` (RFC 8628).
-    public static let authorizationPending: OAuthErrorCode = "authorization_pending"
-    /// `slow_down` (RFC 8628).
-    public static let slowDown: OAuthErrorCode = "slow_down"
-    /// `expired_token` (RFC 8628).
-    public static let expiredToken: OAuthErrorCode = "expired_token"
-    /// `authorization_declined` (Microsoft's `access_denied` in the device flow).
-    public static let authorizationDeclined: OAuthErrorCode = "authorization_declined"
-    /// `invalid_token` (RFC 6750; Google's revocation endpoint).
-    public static let invalidToken: OAuthErrorCode = "invalid_token"
-    /// `unsupported_token_type` (RFC 7009).
-    public static let unsupportedTokenType: OAuthErrorCode = "unsupported_token_type"
-}
-
 /// A failure of an OAuth 2.0 / OpenID Connect exchange: an error answer from the provider, or a response or
 /// callback that breaks the protocol. It never contains a token, a code, a verifier or a secret.
 ///
 /// ``classification`` tells a ``Tether/Session`` what to do: `transient` keeps the session and retries, `permanent`
-/// ends it (sign in again), `configuration` means the client is set up wrongly.
+/// ends it (sign in again), `configuration` means the client is set up wrongly. It is the session's own
+/// ``Tether/RefreshError/Kind``, so the client and the session cannot disagree on what a failure means.
+///
+/// Match it like an enum: `catch let error as OAuthError where error == .stateMismatch`, or
+/// `switch error { case .transport: … }` (see "Errors" in the Tether documentation). The provider's own error code
+/// is ``errorCode``.
 public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, RefreshErrorConvertible {
-    enum Kind: Sendable, Hashable {
+    enum Code: Sendable, Hashable {
         /// The provider answered with an OAuth error body.
         case provider
         case stateMismatch
@@ -94,12 +35,12 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         case discoveryFailed
     }
 
-    let kind: Kind
+    let code: Code
 
-    /// One sentence for a log line or an error message; no secrets.
+    /// What went wrong, in one sentence, without secrets.
     public let message: String
     /// The provider's error code, when it sent one (RFC 6749 `error`, Firebase `error.message`).
-    public let code: OAuthErrorCode?
+    public let errorCode: OAuthErrorCode?
     /// The provider's `error_description`, if any. Providers do not put tokens here, but treat it as text for
     /// people, never as something to branch on.
     public let errorDescription: String?
@@ -112,25 +53,15 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
     /// How long the provider asked to wait (`Retry-After`, `slow_down`), if it did.
     public let retryAfter: Duration?
     /// What a session should do about it.
-    public let classification: Classification
+    public let classification: RefreshError.Kind
     /// The underlying error, if any.
     public let cause: (any Error)?
 
-    /// What a failure means for a session.
-    public enum Classification: Sendable, Hashable {
-        /// Retry later; keep the session.
-        case transient
-        /// The grant is gone; the user must sign in again, for this reason.
-        case permanent(SignInReason)
-        /// The client or request is set up wrongly; no retry helps.
-        case configuration
-    }
-
     init(
-        _ kind: Kind,
+        _ code: Code,
         _ message: String,
-        classification: Classification,
-        code: OAuthErrorCode? = nil,
+        classification: RefreshError.Kind,
+        errorCode: OAuthErrorCode? = nil,
         errorDescription: String? = nil,
         errorURI: String? = nil,
         httpStatus: Int? = nil,
@@ -138,10 +69,10 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         retryAfter: Duration? = nil,
         cause: (any Error)? = nil
     ) {
-        self.kind = kind
+        self.code = code
         self.message = message
         self.classification = classification
-        self.code = code
+        self.errorCode = errorCode
         self.errorDescription = errorDescription
         self.errorURI = errorURI
         self.httpStatus = httpStatus
@@ -150,7 +81,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         self.cause = cause
     }
 
-    /// The provider answered with an OAuth error; see ``code``.
+    /// The provider answered with an OAuth error; see ``errorCode``.
     public static let provider = OAuthError(.provider, "The provider returned an error", classification: .transient)
     /// The callback's `state` is not the one sent (a CSRF or a mixed-up response); the code was not redeemed.
     public static let stateMismatch = OAuthError(
@@ -261,19 +192,28 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         classification: .configuration
     )
 
-    /// The same kind of error with details.
+    /// The same kind of error with a specific message and cause.
+    /// - Parameters:
+    ///   - message: One sentence, without secrets.
+    ///   - cause: The underlying error; the current one when `nil`.
+    /// - Returns: A copy carrying the details.
+    public func with(message: String, cause: (any Error)? = nil) -> OAuthError {
+        with(message: Optional(message), cause: cause)
+    }
+
+    /// The same kind of error with the details of one response.
     func with(
         message: String? = nil,
-        classification: Classification? = nil,
+        classification: RefreshError.Kind? = nil,
         httpStatus: Int? = nil,
         retryAfter: Duration? = nil,
         cause: (any Error)? = nil
     ) -> OAuthError {
         OAuthError(
-            kind,
+            code,
             message ?? self.message,
             classification: classification ?? self.classification,
-            code: code,
+            errorCode: errorCode,
             errorDescription: errorDescription,
             errorURI: errorURI,
             httpStatus: httpStatus ?? self.httpStatus,
@@ -298,15 +238,17 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         }
     }
 
-    /// The message, with the provider's code and status when present.
+    /// The type and the message: `OAuthError: message`.
     public var description: String { "OAuthError: \(message)" }
 
-    /// Errors are equal when their kinds and provider codes are.
+    /// Errors are equal when their codes are, whatever their messages and causes; two ``provider`` errors are also
+    /// compared on ``errorCode`` when both have one.
     public static func == (lhs: OAuthError, rhs: OAuthError) -> Bool {
-        lhs.kind == rhs.kind && (lhs.kind != .provider || rhs.code == nil || lhs.code == nil || lhs.code == rhs.code)
+        lhs.code == rhs.code
+            && (lhs.code != .provider || rhs.errorCode == nil || lhs.errorCode == nil || lhs.errorCode == rhs.errorCode)
     }
 
-    /// Lets `switch` and `catch` match on the kind: `case .stateMismatch:`.
+    /// Lets `switch` and `catch` match on the code: `case .stateMismatch:`.
     public static func ~= (lhs: OAuthError, rhs: any Error) -> Bool {
         guard let other = rhs as? OAuthError else { return false }
         return lhs == other

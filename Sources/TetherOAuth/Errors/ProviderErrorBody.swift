@@ -38,10 +38,12 @@ struct ProviderErrorBody: Sendable {
         return nil
     }
 
-    /// What the error means for a session. Classification uses codes, never the description text
-    /// (Google and Microsoft both say so).
-    func classification(status: Int) -> OAuthError.Classification {
-        if status >= 500 || status == 429 { return .transient }
+    /// What the error means for a session: transient when the HTTP status says so, else decided by the code, never
+    /// by the description text (Google and Microsoft both say so).
+    /// - Parameter verdict: What the response's status says about retrying; `.permanent` for an error that came in
+    ///   a redirect, which has no status.
+    func classification(_ verdict: RetryPolicy.Verdict) -> RefreshError.Kind {
+        if verdict.isTransient { return .transient }
         switch code.rawValue {
         case "invalid_grant":
             if detail == "invalid_rapt" || detail == "rapt_required" || detail?.hasPrefix("AADSTS50076") == true
@@ -58,7 +60,7 @@ struct ProviderErrorBody: Sendable {
             return .permanent(.sessionExpired)
         case "temporarily_unavailable", "server_error":
             return .transient
-        // Firebase secure-token API.
+        // Firebase secure-token API (https://firebase.google.com/docs/reference/rest/auth#section-refresh-token).
         case "TOKEN_EXPIRED", "INVALID_REFRESH_TOKEN", "INVALID_ID_TOKEN", "CREDENTIAL_TOO_OLD_LOGIN_AGAIN":
             return .permanent(.grantRevoked)
         case "USER_DISABLED":

@@ -13,7 +13,7 @@ extension IDTokenClaims {
     ///   `exp` or `iat`); ``IDTokenError/unsupportedAlgorithm`` for `alg: none`.
     public static func decodeUnverified(_ idToken: IDToken) throws -> IDTokenClaims {
         let parts = idToken.revealedValue.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let header = base64URLDecode(parts[0]), let payload = base64URLDecode(parts[1]),
+        guard parts.count == 3, let header = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
             let headerObject = JSONValue.object(from: header)
         else {
             throw IDTokenError.malformed.with(message: "The ID token is not a compact JWS with a JSON header")
@@ -93,14 +93,14 @@ extension IDTokenClaims {
             throw IDTokenError.wrongAuthorizedParty
         }
         let now = expectations.now.timeIntervalSince1970
-        let skew = expectations.clockSkew.timeIntervalValue
+        let skew = expectations.clockSkew.timeInterval
         guard expiresAt.timeIntervalSince1970 > now - skew else { throw IDTokenError.expired }
         guard issuedAt.timeIntervalSince1970 <= now + skew else {
             throw IDTokenError.notYetValid.with(message: "The ID token's issue time is in the future")
         }
         if let notBefore, notBefore.timeIntervalSince1970 > now + skew { throw IDTokenError.notYetValid }
         if let maximumAge = expectations.maximumAge,
-            now - issuedAt.timeIntervalSince1970 > maximumAge.timeIntervalValue + skew
+            now - issuedAt.timeIntervalSince1970 > maximumAge.timeInterval + skew
         {
             throw IDTokenError.tooOld
         }
@@ -154,18 +154,5 @@ extension IDTokenClaims {
             difference |= a ^ b
         }
         return difference == 0
-    }
-
-    static func base64URLDecode(_ part: Substring) -> Data? {
-        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !text.contains("=") else { return nil }
-        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        return Data(base64Encoded: text)
-    }
-}
-
-extension Duration {
-    var timeIntervalValue: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
     }
 }

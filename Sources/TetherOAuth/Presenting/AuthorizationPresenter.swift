@@ -35,67 +35,6 @@ public protocol AuthorizationPresentation: Sendable {
     func cancel() async
 }
 
-/// A failure to show the authorization page or to receive its redirect.
-public struct AuthorizationPresentationError: Error, Sendable, Equatable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case cancelled
-        case timedOut
-        case cannotListen
-        case cannotOpenBrowser
-        case unsupportedRedirect
-    }
-
-    let code: Code
-
-    /// What went wrong, in one sentence, without secrets.
-    public let message: String
-
-    init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    /// The user closed the page or the caller cancelled.
-    public static let cancelled = AuthorizationPresentationError(.cancelled, "The sign-in was cancelled")
-    /// No redirect arrived in time.
-    public static let timedOut = AuthorizationPresentationError(.timedOut, "The sign-in timed out")
-    /// The loopback listener could not bind a port.
-    public static let cannotListen = AuthorizationPresentationError(
-        .cannotListen,
-        "Could not listen for the redirect on 127.0.0.1"
-    )
-    /// No browser could be opened.
-    public static let cannotOpenBrowser = AuthorizationPresentationError(
-        .cannotOpenBrowser,
-        "Could not open a browser"
-    )
-    /// The presenter cannot receive redirects to this URI.
-    public static let unsupportedRedirect = AuthorizationPresentationError(
-        .unsupportedRedirect,
-        "This presenter cannot receive that redirect URI"
-    )
-
-    /// The same kind of error with a specific message.
-    /// - Parameter message: One sentence without secrets.
-    /// - Returns: A copy with the message.
-    public func with(message: String) -> AuthorizationPresentationError {
-        AuthorizationPresentationError(code, message)
-    }
-
-    /// The message.
-    public var description: String { "AuthorizationPresentationError: \(message)" }
-
-    /// Errors are equal when their kinds are.
-    public static func == (lhs: AuthorizationPresentationError, rhs: AuthorizationPresentationError) -> Bool {
-        lhs.code == rhs.code
-    }
-
-    /// Lets `switch` and `catch` match on the kind.
-    public static func ~= (lhs: AuthorizationPresentationError, rhs: any Error) -> Bool {
-        (rhs as? AuthorizationPresentationError)?.code == lhs.code
-    }
-}
-
 /// A presenter whose "user" is a closure: it receives the authorization URL and returns the callback URL.
 /// For tests, and for apps that present the page themselves.
 public struct ProgrammaticPresenter: AuthorizationPresenter {

@@ -98,9 +98,9 @@ public struct AppleClientSecret: Sendable, CustomStringConvertible {
         let header = #"{"alg":"ES256","kid":"\#(Self.escape(keyID))"}"#
         let claims =
             #"{"iss":"\#(Self.escape(teamID))","iat":\#(issuedAt),"exp":\#(issuedAt + Int(lifetime.components.seconds)),"aud":"\#(Self.escape(audience))","sub":"\#(Self.escape(clientID))"}"#
-        let signingInput = PKCE.base64URL(Data(header.utf8)) + "." + PKCE.base64URL(Data(claims.utf8))
+        let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
         let signature = try privateKey.signature(for: Data(signingInput.utf8))
-        return ClientSecret(signingInput + "." + PKCE.base64URL(signature.rawRepresentation))
+        return ClientSecret(signingInput + "." + Base64URL.encode(signature.rawRepresentation))
     }
 
     /// A provider for ``OAuthClient``'s `clientSecretProvider`: a fresh secret per request, on `dateSource`.

@@ -83,7 +83,7 @@ public final class AppleRefreshTokenCredentialStateReader: AppleCredentialStateR
     public func credentialState(forUserID userID: String, connection: Connection) async throws -> AppleCredentialState {
         let now = dateSource.now
         if let (checked, state) = lastResults.withLock({ $0[userID] }),
-            now.timeIntervalSince(checked) < minimumInterval.timeIntervalValue
+            now.timeIntervalSince(checked) < minimumInterval.timeInterval
         {
             return state
         }
@@ -101,7 +101,7 @@ public final class AppleRefreshTokenCredentialStateReader: AppleCredentialStateR
             state = .authorized
         } catch let error as OAuthError
             where error.requiresReauthentication
-            || error.code == .invalidRequest && error.httpStatus == 400
+            || error.errorCode == .invalidRequest && error.httpStatus == 400
         {
             state = .revoked
         }

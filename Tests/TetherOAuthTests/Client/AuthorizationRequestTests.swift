@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tether
+import TetherTestSupport
 
 @testable import TetherOAuth
 
@@ -87,7 +88,7 @@ struct AuthorizationRequestTests {
         do {
             _ = try request.callback(from: callback(request, ["error": "invalid_scope", "state": request.state]))
         } catch let error as OAuthError {
-            #expect(error.code == .invalidScope)
+            #expect(error.errorCode == .invalidScope)
             #expect(error.classification == .configuration)
         }
     }

@@ -2,10 +2,12 @@ import Foundation
 import HTTPTypes
 import Testing
 import Tether
+import TetherTestSupport
 
 @testable import TetherOAuth
 
-/// Parsing and classification of token endpoint answers, with the shapes real providers send (FACTS §2).
+/// Parsing and classification of token endpoint answers, with the shapes real providers send (RFC 6749 §5.1 and §5.2,
+/// and the providers' token endpoint documentation cited at each case).
 struct TokenResponseTests {
     static let endpoint = URL(string: "https://auth.example.com/token")!
 
@@ -134,7 +136,7 @@ struct TokenResponseTests {
             400,
             #"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#
         )
-        #expect(error.code == .invalidGrant)
+        #expect(error.errorCode == .invalidGrant)
         #expect(error.classification == .permanent(.grantRevoked))
         #expect(error.refreshError.kind == .permanent(.grantRevoked))
     }
@@ -172,7 +174,7 @@ struct TokenResponseTests {
             400,
             #"{"error":{"code":400,"message":"\#(message)","status":"INVALID_ARGUMENT"}}"#
         )
-        #expect(error.code == OAuthErrorCode(message))
+        #expect(error.errorCode == OAuthErrorCode(message))
         guard case .permanent(let signInReason) = error.classification else {
             Issue.record("expected permanent, got \(error.classification)")
             return

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import Tether
+import TetherTestSupport
 
 @testable import TetherOAuth
 
@@ -130,20 +131,5 @@ struct ProviderConfigurationTests {
         let json = String(decoding: try JSONEncoder().encode(configuration), as: UTF8.self)
         #expect(!json.contains("cs-CANARY"))
         #expect(!String(describing: configuration).contains("cs-CANARY"))
-    }
-}
-
-/// Counts requests and answers none: proves that nothing was sent.
-final class CountingTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var sent = 0
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return sent
-    }
-    func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-        lock.withLock { sent += 1 }
-        throw TransportError.cannotConnect
     }
 }

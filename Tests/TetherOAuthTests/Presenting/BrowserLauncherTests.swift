@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherTestSupport
 
 @testable import TetherOAuth
 
@@ -118,13 +119,4 @@ extension Presenting {
             #expect(arguments == ["--url=\(Self.url.absoluteString)", Self.url.absoluteString])
         }
     }
-}
-
-/// URLs seen by a browser or presenter, for assertions.
-final class LockedURLs: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [URL] = []
-
-    func append(_ url: URL) { lock.withLock { stored.append(url) } }
-    var urls: [URL] { lock.withLock { stored } }
 }

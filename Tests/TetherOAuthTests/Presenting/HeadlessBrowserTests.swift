@@ -1,44 +1,15 @@
 import Foundation
 import Testing
 import TetherOAuth
+import TetherTestSupport
 
 extension Presenting {
     /// Drives `Scripts/headless-browser.py` (Selenium with Debian's chromium) through ``LoopbackPresenter`` and a
     /// real sign-in page, as CI does with the development provider.
     @Suite(.timeLimit(.minutes(2)))
     struct HeadlessBrowserTests {
-        static let repositoryRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // Presenting
-            .deletingLastPathComponent()  // TetherOAuthTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()
-
-        static let script = repositoryRoot.appendingPathComponent("Scripts/headless-browser.py")
-
-        /// Whether the headless-browser tests run: when chromium, chromedriver and selenium are installed
-        /// (Scripts/install-test-dependencies.sh), and always when `TETHER_REQUIRE_BROWSER=1` (CI), so that a
-        /// failed install fails the run instead of skipping the tests.
-        static let isEnabled: Bool = ProcessInfo.processInfo.environment["TETHER_REQUIRE_BROWSER"] == "1" || isAvailable
-
-        /// Whether chromium, chromedriver and selenium are installed (Scripts/install-test-dependencies.sh).
-        static let isAvailable: Bool = {
-            let files = FileManager.default
-            guard files.isExecutableFile(atPath: "/usr/bin/chromium"),
-                files.isExecutableFile(atPath: "/usr/bin/chromedriver")
-            else { return false }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", "import selenium"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do {
-                try process.run()
-                process.waitUntilExit()
-                return process.terminationStatus == 0
-            } catch {
-                return false
-            }
-        }()
+        static let script = HeadlessBrowser.script
+        static let isEnabled = HeadlessBrowser.isEnabled
 
         @Test(
             .enabled(

@@ -1,0 +1,328 @@
+import Foundation
+import Logging
+
+extension Session {
+    /// Returns an access token that stays valid for the leeway (or `minimumLifetime`), refreshing if needed.
+    ///
+    /// Concurrent callers share one refresh. Cancelling the calling task stops its wait, not the refresh.
+    /// - Parameter minimumLifetime: How long the token must stay valid at least; `nil` uses the configured
+    ///   leeway.
+    /// - Returns: The access token.
+    /// - Throws: ``SessionError`` — `notConnected`, `needsSignIn`, `offline`, `storageUnavailable`,
+    ///   `misconfigured`, `tokenLifetimeTooShort` — or `CancellationError`.
+    public nonisolated func validAccessToken(minimumLifetime: Duration? = nil) async throws -> AccessToken {
+        if minimumLifetime == nil, let hot = hotToken.withLock({ $0 }), dateSource.now < hot.freshUntil {
+            return hot.token
+        }
+        return try await accessTokenRefreshingIfNeeded(minimumLifetime: minimumLifetime)
+    }
+
+    func accessTokenRefreshingIfNeeded(minimumLifetime: Duration?) async throws -> AccessToken {
+        let now = dateSource.now
+        try await loadIfNeeded()
+        guard let record else { throw notConnectedError() }
+        if let token = record.tokens.accessToken {
+            let freshEnough: Bool
+            if let minimumLifetime, let expiresAt = record.tokens.expiresAt {
+                freshEnough = now.addingTimeInterval(minimumLifetime.timeInterval) < expiresAt
+            } else {
+                freshEnough = now < freshUntil
+            }
+            if freshEnough { return token }
+        }
+        if let token = usableDuringBackoff(record, now: now) { return token }
+        let refreshed = try await refreshed(rejecting: record.tokens.accessToken, allowingUnexpired: true)
+        guard let token = refreshed.tokens.accessToken else { throw notConnectedError() }
+        if let minimumLifetime, let expiresAt = refreshed.tokens.expiresAt,
+            dateSource.now.addingTimeInterval(minimumLifetime.timeInterval) >= expiresAt
+        {
+            throw SessionError.tokenLifetimeTooShort
+        }
+        return token
+    }
+
+    /// Refreshes now, even if the stored token looks valid: the path for a 401 `invalid_token` answer.
+    ///
+    /// When another caller already replaced `rejectedToken` and the newer token is still fresh (outside the
+    /// refresh leeway), it is returned without a second refresh; a newer token that is already stale is refreshed
+    /// like any other, so the one retry after a 401 never goes out with a token about to expire. Calls made while
+    /// a refresh is in flight join it.
+    /// - Parameter rejectedToken: The token the resource server rejected; `nil` for the current one.
+    /// - Returns: A new access token.
+    /// - Throws: See ``validAccessToken(minimumLifetime:)``.
+    public func forceRefresh(rejecting rejectedToken: AccessToken? = nil) async throws -> AccessToken {
+        try await loadIfNeeded()
+        guard let record else { throw notConnectedError() }
+        let rejected = rejectedToken ?? record.tokens.accessToken
+        if let current = record.tokens.accessToken, current != rejected, dateSource.now < freshUntil {
+            return current
+        }
+        let refreshed = try await refreshed(rejecting: rejected, allowingUnexpired: false)
+        guard let token = refreshed.tokens.accessToken else { throw notConnectedError() }
+        return token
+    }
+
+    /// The stored token, when a recent transient failure asked for a pause and the token has not expired.
+    func usableDuringBackoff(_ record: Connection, now: Date) -> AccessToken? {
+        guard case .transient(_, let nextAttempt?) = lastFailure, now < nextAttempt,
+            let token = record.tokens.accessToken, !isExpired(record.tokens)
+        else { return nil }
+        return token
+    }
+
+    func isExpired(_ tokens: TokenSet) -> Bool {
+        guard tokens.accessToken != nil else { return true }
+        return tokens.expiresAt.map { $0 <= dateSource.now } ?? false
+    }
+
+    func notConnectedError() -> SessionError {
+        if case .permanent(let reason) = lastFailure {
+            return SessionError(.needsSignIn, reason.message, signInReason: reason, accountHint: record?.account)
+        }
+        return .notConnected
+    }
+
+    /// Joins the refresh in flight or starts one. When the provider is unreachable, a stored token that has not
+    /// expired is still handed out — the stale one too if `allowingUnexpired`, otherwise only a newer one.
+    func refreshed(rejecting rejected: AccessToken?, allowingUnexpired: Bool) async throws -> Connection {
+        let flight = startRefresh(rejecting: rejected)
+        do {
+            return try await flight.value()
+        } catch let error as SessionError where error == .offline {
+            if let record, let token = record.tokens.accessToken, allowingUnexpired || token != rejected,
+                !isExpired(record.tokens)
+            {
+                return record
+            }
+            throw error
+        }
+    }
+
+    /// Installs a refresh flight, or returns the one in flight. No `await` between the check and the install.
+    func startRefresh(rejecting rejected: AccessToken?) -> SharedFlight<Connection> {
+        if case .refreshing(let flight, _) = activity { return flight }
+        generation += 1
+        let flightGeneration = generation
+        let flight = SharedFlight<Connection>()
+        activity = .refreshing(flight: flight, generation: flightGeneration)
+        if case .transient = lastFailure { lastFailure = nil }
+        publishStatus()
+        // An unstructured task: no caller's cancellation may cut a rotating refresh short.
+        Task {
+            let result: Result<Connection, any Error>
+            do {
+                result = .success(try await self.performRefresh(rejecting: rejected))
+            } catch {
+                result = .failure(error)
+            }
+            self.finishRefresh(generation: flightGeneration, result: result)
+            flight.resolve(result)
+        }
+        return flight
+    }
+
+    func finishRefresh(generation flightGeneration: UInt64, result: Result<Connection, any Error>) {
+        if case .refreshing(_, let current) = activity, current == flightGeneration {
+            activity = .idle
+        }
+        if case .success(let connection) = result {
+            lastFailure = nil
+            adopt(connection)
+        }
+        publishStatus()
+    }
+
+    /// Refreshes under the store's lease. Runs on the actor, but every state change goes through a small
+    /// synchronous method, so reentrant callers only ever see whole states.
+    func performRefresh(rejecting rejected: AccessToken?) async throws -> Connection {
+        let lease: any RefreshLease
+        do {
+            lease = try await store.acquireRefreshLease(for: id, timeout: configuration.leaseTimeout)
+        } catch let error as CredentialStoreError {
+            throw storageFailure(error)
+        }
+        do {
+            let result = try await refreshUnderLease(rejecting: rejected)
+            await lease.release()
+            return result
+        } catch {
+            await lease.release()
+            throw error
+        }
+    }
+
+    func refreshUnderLease(rejecting rejected: AccessToken?) async throws -> Connection {
+        // Another process (or session) may have refreshed while we waited for the lease: re-read.
+        let current: Connection?
+        do {
+            current = try await store.read(id)
+        } catch let error as CredentialStoreError {
+            throw storageFailure(error)
+        }
+        guard let current else {
+            adopt(nil)
+            throw notConnectedError()
+        }
+        let now = dateSource.now
+        if let token = current.tokens.accessToken, token != rejected,
+            now < Self.freshUntil(current.tokens, configuration: configuration)
+        {
+            logger.debug("Using the token another refresh stored", metadata: ["store.version": "\(current.version)"])
+            return current
+        }
+        guard let refreshToken = current.tokens.refreshToken else {
+            adopt(current)
+            let reason = SignInReason.sessionExpired
+            throw SessionError(.needsSignIn, reason.message, signInReason: reason, accountHint: current.account)
+        }
+        let request = RefreshRequest(
+            connectionID: id,
+            refreshToken: refreshToken,
+            account: current.account,
+            tokens: current.tokens
+        )
+        var attempt = 0
+        while true {
+            attempt += 1
+            logger.trace(
+                "Refreshing access token",
+                metadata: ["oauth.grant_type": "refresh_token", "session.attempt": "\(attempt)"]
+            )
+            let response: TokenResponse
+            do {
+                response = try await refresher.refresh(request)
+            } catch {
+                let failure = Self.classify(error)
+                switch failure.kind {
+                case .transient:
+                    try await handleTransient(failure, attempt: attempt)
+                    continue
+                case .permanent(let reason):
+                    try await endGrant(current, reason: reason, failure: failure)
+                case .configuration:
+                    lastFailure = .configuration(failure.message)
+                    logger.debug("Refresh failed: configuration", metadata: ["oauth.error": "\(failure.message)"])
+                    throw SessionError(.misconfigured, failure.message, cause: failure)
+                }
+            }
+            let receivedAt = dateSource.now
+            let updated = Connection(
+                id: current.id,
+                account: current.account,
+                tokens: current.tokens.applying(response, receivedAt: receivedAt),
+                metadata: current.metadata
+            )
+            let written = try await persist(updated, over: current)
+            logger.debug(
+                "Refreshed access token",
+                metadata: [
+                    "session.rotated": "\(updated.tokens.rotatesRefreshToken(of: current.tokens))",
+                    "store.version": "\(written.version)",
+                ]
+            )
+            return written
+        }
+    }
+
+    /// Records a transient failure and sleeps before the next attempt, or throws when attempts are used up.
+    func handleTransient(_ failure: RefreshError, attempt: Int) async throws {
+        let retry = configuration.retry
+        let wait = retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter, using: &random)
+        let nextAttempt = (wait ?? failure.retryAfter).map { dateSource.now.addingTimeInterval($0.timeInterval) }
+        lastFailure = .transient(failure, nextAttempt: nextAttempt)
+        publishStatus()
+        logger.debug(
+            "Refresh failed: transient",
+            metadata: ["session.attempt": "\(attempt)", "oauth.error": "\(failure.message)"]
+        )
+        guard attempt < retry.maximumAttempts, let delay = wait else {
+            throw SessionError(.offline, failure.message, accountHint: record?.account, cause: failure)
+        }
+        try await clock.sleep(for: delay)
+    }
+
+    /// The provider said the grant is gone: remove the tokens, keep account and metadata as a hint.
+    func endGrant(_ current: Connection, reason: SignInReason, failure: RefreshError) async throws -> Never {
+        logger.info("Refresh rejected; the user must sign in again", metadata: ["session.reason": "\(reason.code)"])
+        var ended = current
+        ended.tokens = TokenSet(
+            accessToken: nil,
+            tokenType: current.tokens.tokenType,
+            receivedAt: dateSource.now,
+            expiresAt: nil
+        )
+        do {
+            adopt(try await store.write(ended, expecting: .version(current.version)))
+        } catch {
+            // Someone else changed the record (signed in again, signed out): leave their version alone.
+            logger.debug("Record changed while ending the grant; leaving it", metadata: ["store.error": "\(error)"])
+            isLoaded = false
+        }
+        lastFailure = .permanent(reason)
+        throw SessionError(
+            .needsSignIn,
+            reason.message,
+            signInReason: reason,
+            accountHint: current.account,
+            cause: failure
+        )
+    }
+
+    /// Writes refreshed tokens. The lease makes conflicts rare; when one happens because the metadata changed,
+    /// the new tokens are merged into the newer record — they hold the only copy of a rotated refresh token. When
+    /// the tokens changed too (a new sign-in, or a store without a cross-process lease), the newer record wins;
+    /// when it was deleted (signed out), nothing is resurrected.
+    func persist(_ updated: Connection, over current: Connection) async throws -> Connection {
+        var base = current
+        // A conflict here means another writer changed the record between our read and our write; under the
+        // lease that is a metadata update, and a second one in the same moment is rare. Three rounds leave room
+        // for that, while a record that keeps changing ends as a storage failure instead of a loop.
+        for _ in 0..<3 {
+            var candidate = base
+            candidate.tokens = updated.tokens
+            do {
+                return try await store.write(candidate, expecting: .version(base.version))
+            } catch let error as CredentialStoreError where error == .versionConflict {
+                let newer: Connection?
+                do {
+                    newer = try await store.read(id)
+                } catch let error as CredentialStoreError {
+                    throw storageFailure(error)
+                }
+                guard let newer else {
+                    adopt(nil)
+                    throw SessionError.notConnected
+                }
+                guard newer.tokens.refreshToken == current.tokens.refreshToken else {
+                    logger.debug("The record's tokens changed during the refresh; keeping the newer record")
+                    return newer
+                }
+                base = newer
+            } catch let error as CredentialStoreError {
+                // The provider may have rotated the refresh token; without storing it the grant may be lost.
+                logger.info("Refreshed tokens could not be stored", metadata: ["store.error": "\(error.message)"])
+                throw storageFailure(error)
+            }
+        }
+        throw storageFailure(CredentialStoreError.versionConflict)
+    }
+
+    func storageFailure(_ error: CredentialStoreError) -> SessionError {
+        if error == .leaseTimeout {
+            let failure = RefreshError.transient(error.message)
+            lastFailure = .transient(failure, nextAttempt: nil)
+            return SessionError(.offline, error.message, accountHint: record?.account, cause: error)
+        }
+        lastFailure = error.isConfigurationError ? .configuration(error.message) : .storage(error)
+        isLoaded = false
+        return Self.sessionError(for: error)
+    }
+
+    /// Turns whatever a refresher threw into a classified failure; unknown errors are transient.
+    static func classify(_ error: any Error) -> RefreshError {
+        if let error = error as? RefreshError { return error }
+        if let error = error as? any RefreshErrorConvertible { return error.refreshError }
+        if error is CancellationError { return .transient("The refresh was cancelled") }
+        return .transient("The refresh failed: \(type(of: error))")
+    }
+}

@@ -1,0 +1,85 @@
+package import Foundation
+import Logging
+
+extension VaultStore {
+    /// Where the vault lives when no folder is given: `$TETHER_HOME` when set and non-empty, else
+    /// `$XDG_DATA_HOME/tether` when that is an absolute path (the XDG base directory specification ignores
+    /// relative ones), else `$HOME/.local/share/tether`.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when none of them is set.
+    package static func defaultDirectory(environment: [String: String]) throws -> URL {
+        if let home = environment["TETHER_HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home, isDirectory: true)
+        }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("tether", isDirectory: true)
+        }
+        if let home = environment["HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home, isDirectory: true)
+                .appendingPathComponent(".local/share/tether", isDirectory: true)
+        }
+        throw CredentialStoreError.invalidConfiguration.with(
+            message: "Cannot locate the vault folder: set TETHER_HOME, XDG_DATA_HOME or HOME"
+        )
+    }
+
+    static let keyVariable = "TETHER_VAULT_KEY"
+    static let keyFileName = "vault.key"
+
+    static func createFolders(root: String) throws {
+        let parent = (root as NSString).deletingLastPathComponent
+        if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
+            do {
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            } catch {
+                throw CredentialStoreError.io.with(message: "Could not create the folder \(parent)", cause: error)
+            }
+        }
+        try VaultFiles.makePrivateDirectory(root)
+        try VaultFiles.makePrivateDirectory(root + "/records")
+        try VaultFiles.makePrivateDirectory(root + "/locks")
+    }
+
+    static func environmentKey(_ environment: [String: String]) throws -> VaultKey? {
+        guard let text = environment[keyVariable], !text.isEmpty else { return nil }
+        do {
+            return try VaultKey(base64: text)
+        } catch {
+            throw CredentialStoreError.invalidConfiguration.with(
+                message: "\(keyVariable) must be the base64 encoding of \(VaultKey.byteCount) bytes"
+            )
+        }
+    }
+
+    /// Reads the key file, or creates it without a race: the new key is written to a temporary file, flushed,
+    /// and hard-linked to its final name, which fails if another process got there first; the loser then reads
+    /// the winner's key. A reader therefore never sees a half-written key file.
+    static func loadOrCreateKeyFile(root: String, logger: Logger) throws -> VaultKey {
+        let path = "\(root)/\(keyFileName)"
+        if let key = try readKeyFile(path) { return key }
+        let key = VaultKey.generate()
+        let temporary = "\(root)/.\(keyFileName).\(VaultFiles.randomSuffix()).tmp"
+        try VaultFiles.writeNewFile(temporary, Data((key.revealedBase64 + "\n").utf8))
+        defer { _ = try? VaultFiles.remove(temporary) }
+        if try VaultFiles.link(temporary, to: path) {
+            try VaultFiles.syncDirectory(root)
+            logger.debug("Created vault key file", metadata: ["vault.directory": "\(root)"])
+            return key
+        }
+        guard let winner = try readKeyFile(path) else {
+            throw CredentialStoreError.io.with(message: "The key file \(path) disappeared while it was being created")
+        }
+        return winner
+    }
+
+    static func readKeyFile(_ path: String) throws -> VaultKey? {
+        guard let bytes = try VaultFiles.readFile(path) else { return nil }
+        try VaultFiles.restrictFile(path)
+        guard let text = String(data: bytes, encoding: .utf8), let key = try? VaultKey(base64: text) else {
+            throw CredentialStoreError.invalidConfiguration.with(
+                message: "The key file \(path) does not hold the base64 encoding of \(VaultKey.byteCount) bytes; "
+                    + "it was left untouched"
+            )
+        }
+        return key
+    }
+}

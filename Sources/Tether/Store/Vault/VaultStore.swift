@@ -1,0 +1,205 @@
+public import Foundation
+public import Logging
+
+/// A ``CredentialStore`` that keeps each connection in its own encrypted file: the default store on Linux.
+///
+/// ## Layout
+/// ```
+/// <folder>/                      0700
+///   vault.key                    0600, unless the key comes from TETHER_VAULT_KEY or the initializer
+///   records/<name>.vault         0600, <name> = base64url of the connection identifier, without padding
+///   locks/<name>.write           held with flock while a record is written or deleted
+///   locks/<name>.lease           held with flock by the refresh lease
+/// ```
+/// Records are AES-GCM encrypted with the connection identifier as associated data and replaced atomically
+/// (temporary file, `fsync`, `rename`, `fsync` of the folder), so a reader or a crash never sees half a write.
+///
+/// ## Damaged files
+/// A file that does not decode throws a specific error (``CredentialStoreError/corrupted``,
+/// ``CredentialStoreError/wrongKey`` or ``CredentialStoreError/unsupportedFormat``) and is left exactly as it is
+/// by ``read(_:)``, ``list()`` and ``write(_:expecting:)`` — even `write(_:expecting: .any)` refuses to replace a
+/// record it cannot read, since that record may hold the only copy of a rotated refresh token that a newer key or
+/// version of Tether could still open. Only ``delete(_:)`` (an explicit sign-out) removes it.
+///
+/// ## Processes
+/// Several processes may share a vault: writes are serialized per record with `flock`, and the refresh lease is
+/// an `flock` the kernel drops when its holder dies, so a killed process never leaves a lease stuck.
+///
+/// Connection identifiers longer than about 172 bytes of UTF-8 do not fit in a file name; writing one throws
+/// ``CredentialStoreError/invalidConfiguration``.
+public final class VaultStore: CredentialStore {
+    /// The vault's folder.
+    public let directory: URL
+
+    let recordsPath: String
+    let locksPath: String
+    let key: VaultKey
+    let clock: any Clock<Duration>
+    let logger: Logger
+    let writeMutex = AsyncKeyedMutex()
+    let leaseMutex = AsyncKeyedMutex()
+
+    /// How long a write waits for another process to finish writing the same record.
+    static let writeLockTimeout: Duration = .seconds(10)
+
+    /// Opens a vault, creating its folder and key file when needed.
+    /// - Parameters:
+    ///   - directory: The vault's folder; by default `$TETHER_HOME`, else `$XDG_DATA_HOME/tether`, else
+    ///     `$HOME/.local/share/tether`.
+    ///   - key: The key; by default `TETHER_VAULT_KEY` from `environment`, else the `vault.key` file in the
+    ///     folder, created on first use.
+    ///   - environment: Where the folder and key variables are read.
+    ///   - clock: The clock that lease and lock timeouts are measured and polled on.
+    ///   - logger: Receives trace and debug messages, never a secret.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `TETHER_VAULT_KEY` or the key file is not the
+    ///   base64 encoding of 32 bytes or no folder can be determined; ``CredentialStoreError/io`` when the folder
+    ///   or key file cannot be created.
+    public init(
+        directory: URL? = nil,
+        key: VaultKey? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) throws {
+        let directory = try directory ?? Self.defaultDirectory(environment: environment)
+        let root = directory.path
+        try Self.createFolders(root: root)
+        self.directory = directory
+        self.recordsPath = root + "/records"
+        self.locksPath = root + "/locks"
+        self.clock = clock
+        self.logger = logger
+        if let key {
+            self.key = key
+        } else if let key = try Self.environmentKey(environment) {
+            self.key = key
+        } else {
+            self.key = try Self.loadOrCreateKeyFile(root: root, logger: logger)
+        }
+        logger.debug("Opened vault", metadata: ["vault.directory": "\(root)"])
+    }
+
+    // MARK: Reading
+
+    public func read(_ id: ConnectionID) async throws -> Connection? {
+        // An identifier too long for a file name can never have been written.
+        guard let names = names(for: id) else { return nil }
+        guard let bytes = try VaultFiles.readFile(names.record) else {
+            logger.trace("Vault record absent", metadata: ["vault.connection": "\(id)"])
+            return nil
+        }
+        let connection = try VaultRecordFormat.open(bytes, id: id, key: key)
+        logger.trace(
+            "Read vault record",
+            metadata: ["vault.connection": "\(id)", "vault.version": "\(connection.version)"]
+        )
+        return connection
+    }
+
+    public func list() async throws -> [ConnectionID] {
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: recordsPath)
+        } catch {
+            throw CredentialStoreError.io.with(message: "Could not list the records in \(recordsPath)", cause: error)
+        }
+        return entries.compactMap { entry -> ConnectionID? in
+            guard !entry.hasPrefix("."), entry.hasSuffix(Self.recordSuffix) else { return nil }
+            return Self.connectionID(fromFileStem: String(entry.dropLast(Self.recordSuffix.count)))
+        }
+        .sorted()
+    }
+
+    // MARK: Writing
+
+    public func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
+        let names = try requireNames(for: connection.id)
+        let written = try await withWriteLock(names) {
+            try self.writeLocked(connection, expecting: precondition, names: names)
+        }
+        logger.debug(
+            "Wrote vault record",
+            metadata: ["vault.connection": "\(connection.id)", "vault.version": "\(written.version)"]
+        )
+        return written
+    }
+
+    public func delete(_ id: ConnectionID) async throws {
+        guard let names = names(for: id) else { return }
+        let removed = try await withWriteLock(names) {
+            let removed = try VaultFiles.remove(names.record)
+            if removed { try VaultFiles.syncDirectory(self.recordsPath) }
+            return removed
+        }
+        logger.debug("Deleted vault record", metadata: ["vault.connection": "\(id)", "vault.removed": "\(removed)"])
+    }
+
+    /// Writes under the record's write lock; everything here is synchronous, so the lock is held briefly.
+    func writeLocked(
+        _ connection: Connection,
+        expecting precondition: WritePrecondition,
+        names: RecordNames
+    ) throws -> Connection {
+        // Nobody else can be writing this record now, so any temporary file of it is left by a crashed writer.
+        removeTemporaryFiles(of: names)
+
+        // A record that does not decode throws here, whatever the precondition: it is never overwritten.
+        let stored = try VaultFiles.readFile(names.record).map {
+            try VaultRecordFormat.open($0, id: connection.id, key: key).version
+        }
+        guard precondition.isSatisfied(byStoredVersion: stored) else {
+            throw CredentialStoreError.versionConflict.with(
+                message:
+                    "Expected \(precondition) of \(connection.id), found \(stored.map { "version \($0)" } ?? "none")"
+            )
+        }
+        guard stored != .max else {
+            throw CredentialStoreError.corrupted.with(
+                message: "The vault record of \(connection.id) has no next version"
+            )
+        }
+        let written = connection.withVersion((stored ?? 0) + 1)
+        let bytes = try VaultRecordFormat.seal(written, key: key)
+
+        let temporary = "\(recordsPath)/.\(names.stem).\(VaultFiles.randomSuffix()).tmp"
+        try VaultFiles.writeNewFile(temporary, bytes)
+        do {
+            try VaultFiles.replace(temporary, with: names.record)
+        } catch {
+            _ = try? VaultFiles.remove(temporary)
+            throw error
+        }
+        do {
+            try VaultFiles.syncDirectory(recordsPath)
+        } catch {
+            // The new record is in place and visible; only its durability across a power loss is in doubt.
+            // Reporting a failure now would claim the record unchanged, which it is not.
+            logger.debug("Vault folder sync failed", metadata: ["vault.connection": "\(connection.id)"])
+        }
+        return written
+    }
+
+    func removeTemporaryFiles(of names: RecordNames) {
+        let prefix = ".\(names.stem)."
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: recordsPath) else { return }
+        for entry in entries where entry.hasPrefix(prefix) && entry.hasSuffix(".tmp") {
+            if (try? VaultFiles.remove("\(recordsPath)/\(entry)")) == true {
+                logger.debug("Removed a stale vault temporary file", metadata: ["vault.file": "\(entry)"])
+            }
+        }
+    }
+
+    /// Runs `body` holding the record's in-process mutex and its `flock` write lock.
+    func withWriteLock<T>(_ names: RecordNames, _ body: () throws -> T) async throws -> T {
+        try await writeMutex.lock(names.stem)
+        defer { writeMutex.unlock(names.stem) }
+        let fd = try VaultFiles.openLockFile(names.writeLock)
+        defer { VaultFiles.unlockAndClose(fd) }
+        guard try await clock.pollLock(fd, path: names.writeLock, timeout: Self.writeLockTimeout) else {
+            throw CredentialStoreError.io.with(
+                message: "Timed out waiting for another process to finish writing the record in \(names.record)"
+            )
+        }
+        return try body()
+    }
+}

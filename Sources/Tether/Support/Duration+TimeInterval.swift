@@ -1,0 +1,9 @@
+package import Foundation
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`, for `Date` arithmetic on wall time.
+    package var timeInterval: TimeInterval {
+        let parts = components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,91 @@
+package import Foundation
+package import HTTPTypes
+
+/// What a failed HTTP exchange means for trying again: the one definition the OAuth client, discovery, the
+/// authorized client and the API clients share.
+///
+/// The reasons, status by status:
+/// - `429 Too Many Requests` (RFC 6585 §4) and `503 Service Unavailable` (RFC 9110 §15.6.4): the server asks the
+///   caller to come back later, often with `Retry-After`. ``Verdict/throttled(retryAfter:)``.
+/// - Other `5xx` (RFC 9110 §15.6): the server failed, not the request; a later attempt may succeed.
+///   ``Verdict/transient(retryAfter:)``.
+/// - `408 Request Timeout` (RFC 9110 §15.5.9): the server closed an idle connection; the client may repeat the
+///   request. ``Verdict/transient(retryAfter:)``.
+/// - Other `4xx`, and `3xx` (never followed by Tether, so repeating gives the same redirect): the request itself
+///   is refused; repeating it unchanged gives the same answer. ``Verdict/permanent``.
+/// - `2xx` whose body cannot be used (an HTML page where JSON was due): a captive portal or a proxy's login page
+///   answered instead of the server, so the server was never reached. ``Verdict/transient(retryAfter:)``.
+/// - No response (``TransportError``): transient, except a request that cannot be sent as built
+///   (``TransportError/invalidRequest``) or a response over the size limit (``TransportError/responseTooLarge``),
+///   which repeat identically.
+///
+/// Some APIs signal rate limits in the body of another status, such as Google's `403` with reason
+/// `rateLimitExceeded` or `userRateLimitExceeded` (https://developers.google.com/workspace/calendar/api/guides/errors).
+/// Callers pass such knowledge as a ``BodyRule``; rules are asked first, in order.
+package enum RetryPolicy {
+    /// What to do about a failure.
+    package enum Verdict: Sendable, Hashable {
+        /// The server asked the caller to slow down or come back later; wait `retryAfter` if given.
+        case throttled(retryAfter: Duration?)
+        /// The server or the path to it failed; a later attempt may succeed.
+        case transient(retryAfter: Duration?)
+        /// Repeating the same request gives the same answer.
+        case permanent
+
+        /// Whether a later attempt may succeed.
+        package var isTransient: Bool { self != .permanent }
+
+        /// How long the server asked to wait, if it did.
+        package var retryAfter: Duration? {
+            switch self {
+            case .throttled(let delay), .transient(let delay): delay
+            case .permanent: nil
+            }
+        }
+    }
+
+    /// Classifies a response from its body, for APIs that signal rate limits there; `nil` leaves the decision to
+    /// the status.
+    package typealias BodyRule = @Sendable (_ response: HTTPResponse, _ body: Data) -> Verdict?
+
+    /// Classifies a response that was not what the caller needed.
+    /// - Parameters:
+    ///   - response: The response; its status and `Retry-After` decide.
+    ///   - body: Its body, for the rules.
+    ///   - rules: Body-based rules, asked first, in order.
+    /// - Returns: The verdict.
+    package static func classify(_ response: HTTPResponse, body: Data = Data(), rules: [BodyRule] = []) -> Verdict {
+        for rule in rules {
+            if let verdict = rule(response, body) { return verdict }
+        }
+        let delay = retryAfter(response.headerFields)
+        switch response.status.code {
+        case 429, 503: return .throttled(retryAfter: delay)
+        case 408: return .transient(retryAfter: delay)
+        default: break
+        }
+        switch response.status.kind {
+        case .successful, .serverError: return .transient(retryAfter: delay)
+        default: return .permanent
+        }
+    }
+
+    /// Classifies a failure below HTTP.
+    /// - Parameter error: The transport's error.
+    /// - Returns: ``Verdict/permanent`` for an invalid request or an oversized response, else transient.
+    package static func classify(_ error: TransportError) -> Verdict {
+        error == .invalidRequest || error == .responseTooLarge ? .permanent : .transient(retryAfter: nil)
+    }
+
+    /// `Retry-After` as a delay, when it is in seconds (RFC 9110 §10.2.3); `nil` when absent, negative, or an
+    /// HTTP date.
+    /// - Parameter fields: The response's header fields.
+    /// - Returns: The delay, if any.
+    package static func retryAfter(_ fields: HTTPFields) -> Duration? {
+        guard let value = fields[.retryAfter]?.trimmingCharacters(in: .whitespaces), !value.isEmpty,
+            value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let seconds = Int(value)
+        else { return nil }
+        return .seconds(seconds)
+    }
+}

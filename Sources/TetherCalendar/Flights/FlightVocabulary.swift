@@ -1,0 +1,206 @@
+/// Words and phrases the flight detector looks for, in the nine languages it reads.
+///
+/// Latin-script entries are folded (lower case, no diacritics) and compared with whole tokens; Chinese and
+/// Japanese entries are searched as substrings, since those languages write no spaces.
+enum FlightVocabulary {
+    /// Words that name a flight: English, Spanish, French, German, Italian, Portuguese, Dutch.
+    static let flightWords: Set<String> = [
+        "flight", "flights", "vuelo", "vuelos", "vol", "vols", "flug", "fluge", "fluege", "volo", "voli", "voo",
+        "voos", "vlucht", "vluchten",
+    ]
+
+    /// Endings of compound words that name a flight ("Rückflug", "Heimflug", "Terugvlucht", "Heenvlucht").
+    static let flightWordSuffixes = ["flug", "vlucht"]
+
+    /// Words that name flying somewhere ("Fly to Denver", "Fliegen nach Wien").
+    static let flyWords: Set<String> = [
+        "fly", "flying", "volar", "voler", "fliegen", "volare", "voar", "vliegen", "redeye", "red-eye",
+    ]
+
+    /// Chinese and Japanese words that name a flight or flying.
+    static let cjkFlightWords = FlightCJKIndex(
+        ["フライト", "飛行機", "航班", "飞往", "飛往", "班机", "班機", "搭乗便", "飞机", "登机"].map { ($0, true) }
+    )
+
+    /// Chinese and Japanese words that say a location is an airport.
+    static let cjkAirportWords = FlightCJKIndex(["空港", "机场", "機場", "ターミナル", "航站楼"].map { ($0, true) })
+
+    /// Connectors after which a destination follows ("to Tokyo", "nach Berlin", "a Madrid", "pour Paris").
+    static let toWords: Set<String> = ["to", "nach", "a", "pour", "vers", "per", "para", "naar", "into", "→"]
+
+    /// Connectors after which an origin follows ("from SFO", "von Wien", "de Madrid", "da Catania").
+    static let fromWords: Set<String> = [
+        "from", "von", "aus", "ab", "de", "desde", "da", "dal", "van", "uit", "depuis",
+    ]
+
+    /// Articles that may stand between a connector and a place ("para o Rio", "naar het ...").
+    static let articles: Set<String> = ["the", "o", "el", "la", "le", "l", "il", "lo", "het", "der", "den"]
+
+    /// Symbols that join the two ends of a route ("SFO → PEK", "FRA-JFK").
+    static let arrows: Set<String> = ["→", "➔", "➝", "➜", "⟶", "⇒", "✈", "✈️", "›", "»", ">", "⇢", "✈︎", "~", "〜", "～"]
+
+    /// Dashes that join the two ends of a route.
+    static let dashes: Set<String> = ["-", "–", "—", "−", "‐"]
+
+    /// Labels that introduce the departure in a confirmation ("Departure:", "Salida:", "Abflug:", "出発").
+    static let departureLabels: Set<String> = [
+        "depart", "departs", "departure", "departing", "dep", "salida", "sale", "origen", "depart", "departure",
+        "abflug", "partenza", "partida", "saida", "origem", "vertrek", "départ",
+    ]
+
+    /// Labels that introduce the arrival in a confirmation ("Arrival:", "Llegada:", "Ankunft:", "到着").
+    static let arrivalLabels: Set<String> = [
+        "arrive", "arrives", "arrival", "arriving", "arr", "llegada", "llega", "destino", "arrivee", "ankunft",
+        "arrivo", "chegada", "aankomst",
+    ]
+
+    /// Chinese and Japanese departure (`true`) and arrival (`false`) labels.
+    static let cjkLabels = FlightCJKIndex(
+        ["出発", "出发", "起飞"].map { ($0, true) } + ["到着", "到达", "抵达"].map { ($0, false) }
+    )
+
+    /// Phrases that introduce a booking reference ("Confirmation code: K7XQ2P").
+    static let bookingPhrases = [
+        "booking reference", "booking ref", "confirmation code", "confirmation number", "confirmation #",
+        "confirmation:", "record locator", "reservation code", "pnr", "codigo de reserva", "localizador",
+        "clave de reservacion", "reference de reservation", "numero de reservation", "buchungscode", "buchungsnummer",
+        "codice di prenotazione", "boekingscode", "reserveringsnummer", "e-ticket", "ticket number",
+    ]
+
+    /// Chinese and Japanese phrases that introduce a booking reference.
+    static let cjkBookingPhrases = ["予約番号", "確認番号", "预订编号", "订单号", "确认号", "航班号"]
+
+    /// Finds the booking phrases of every language.
+    static let bookingPhraseMatcher = FlightPhraseMatcher([bookingPhrases + cjkBookingPhrases])
+
+    /// Finds the look-alike cues; a group's index is its index in ``negativeCues``.
+    static let negativePhrases = FlightPhraseMatcher(negativeCues.map(\.phrases))
+
+    /// Words after which a code is a room, a gate, a product or a reference, never a flight ("Room B12").
+    static let codePrefixes: Set<String> = [
+        "room", "rm", "gate", "gates", "suite", "ste", "apt", "apartment", "unit", "floor", "level", "sku", "model",
+        "version", "ver", "ticket", "issue", "bug", "order", "invoice", "part", "item", "product", "platform", "track",
+        "gleis", "binario", "voie", "spoor", "andén", "anden", "bus", "line", "linie", "tram", "train", "zug",
+        "building", "bldg", "hall", "halle", "sala", "salle", "raum", "aula", "stanza", "quarto", "zaal", "kamer",
+        "lokaal", "hörsaal", "horsaal", "court", "field", "pitch", "lane", "exit", "highway", "hwy", "interstate",
+        "route", "channel", "kanal", "canal", "chapter", "section", "page", "table", "box", "locker", "zone",
+        "vorlesung", "kurs", "course", "class", "exam", "esame", "examen", "cours", "curso", "corso", "lecture",
+        "poliza", "policy", "firmware", "release", "build", "kb", "projekt", "project", "sprint", "epic",
+    ]
+
+    /// Words after which a code is a product, a course or a model, never a flight ("AB 1234 firmware").
+    static let codeSuffixes: Set<String> = [
+        "firmware", "review", "training", "meeting", "class", "lecture", "seminar", "exam", "midterm", "final",
+        "lab", "essay", "homework", "study", "model", "series", "chip", "update", "release", "patch", "driver",
+        "license", "licence", "sprint", "tutorial", "workshop", "kurs", "vorlesung", "cours", "curso", "corso",
+        "college", "pro", "max", "plus", "ultra", "mini", "neo", "router", "camera", "tv", "controller", "parts",
+        "restock", "launch", "console", "kickoff", "problem", "assignment", "quiz",
+    ]
+
+    /// Aircraft families: a code such as `A320` or `B737` is an aircraft, not Aegean flight 20.
+    static func isAircraftModel(_ token: Substring) -> Bool {
+        let characters = Array(token.utf8)
+        guard characters.count == 4, let first = characters.first else { return false }
+        let digits = characters.dropFirst()
+        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+        switch first {
+        case UInt8(ascii: "A"): return digits.first == UInt8(ascii: "3") || digits.first == UInt8(ascii: "2")
+        case UInt8(ascii: "B"): return digits.first == UInt8(ascii: "7")
+        case UInt8(ascii: "E"): return digits.first == UInt8(ascii: "1")
+        default: return false
+        }
+    }
+
+    /// Three-letter words of everyday business that are also airport codes: never read as an airport.
+    static let notAirportCodes: Set<String> = [
+        "CEO", "CFO", "CTO", "COO", "CIO", "CMO", "CPO", "API", "SDK", "CPU", "GPU", "RAM", "SSD", "USB", "PDF", "CSV",
+        "XML", "SQL", "AWS", "GCP", "ETA", "ETD", "FYI", "TBD", "TBA", "OKR", "KPI", "ROI", "QBR", "HRS", "MTG", "REV",
+        "DEV", "OPS", "SEO", "CRM", "ERP", "LLC", "INC", "USA", "EUR", "USD", "GBP", "JPY", "CNY", "CHF", "NBA", "NFL",
+        "NHL", "MLB", "OOO", "WFH", "PTO", "AGM", "ALL", "AND", "THE", "FOR", "YOU", "NEW", "BIG", "TOP", "ONE", "TWO",
+        "VIP", "DJS", "BBQ", "FAQ", "DIY", "CEST", "UTC", "GMT", "PST", "EST", "CET", "BST", "JST", "CST",
+        "MST", "EDT", "PDT", "MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN", "JAN", "FEB", "MAR", "APR", "JUN", "JUL",
+        "AUG", "SEP", "OCT", "NOV", "DEC", "ICE", "TGV", "AVE", "RER", "BUS", "CAR", "TAX", "VAT", "PIN", "SMS",
+    ]
+
+    /// Folded names too common as words to be read as places.
+    static let notPlaceNames: Set<String> = [
+        "the", "and", "for", "home", "back", "work", "office", "team", "meeting", "call", "lunch", "dinner",
+        "international", "airport", "municipal", "regional", "city", "central", "north", "south", "east", "west",
+        "island", "lake", "river", "beach", "park", "station", "field", "county", "valley", "mount", "port",
+    ]
+
+    /// Phrases that say an event is about something other than taking a flight, by kind, with their weight.
+    ///
+    /// The phrases are matched against folded text (Latin) or as substrings (Chinese and Japanese).
+    static let negativeCues: [(phrases: [String], weight: Double)] = [
+        // Another way to travel.
+        (
+            [
+                "train", "tren", "treno", "trem", "comboio", "trein", "zug", "bahn", "ice", "tgv", "ave", "eurostar",
+                "thalys", "bus", "autobus", "coach", "ferry", "fahre", "faehre", "traghetto", "ferri", "veerboot",
+                "boot", "balsa", "cruise", "新幹線", "電車", "列车", "高铁", "火车", "动车", "フェリー", "渡轮", "バス",
+                "大巴",
+            ], 0.5
+        ),
+        // Someone else's flight, or the airport as a place.
+        (
+            [
+                "pick up", "pickup", "pick-up", "picking up", "drop off", "drop-off", "abholen", "abholung", "recoger",
+                "chercher", "prendere", "buscar", "ophalen", "迎え", "接机", "送机", "見送り", "shuttle", "rental car",
+                "mietwagen",
+            ], 0.45
+        ),
+        // "Flight" meaning something else.
+        (
+            [
+                "flight club", "flight simulator", "flight sim", "flight attendant", "flight school", "flight lesson",
+                "flight instructor", "flight deck", "flight test", "flight software", "flight controller",
+                "arrow flight", "wine flight", "beer flight", "whisky flight", "whiskey flight", "tasting",
+                "flight of the", "pre-flight", "preflight", "in-flight", "vol a voile", "vol libre", "voo livre",
+                "vuelo libre", "volo libero", "drone", "drones", "paragliding", "paraglider", "parapente", "シミュレーター",
+                "模拟器",
+                "管理系统", "系统",
+            ], 0.6
+        ),
+        // Sports.
+        (
+            [
+                " vs ", " vs. ", " v ", "score", "final:", "match", "game", "spiel", "partido", "partita", "jogo",
+                "wedstrijd", " gegen ", " x ", "試合", "比赛",
+            ], 0.4
+        ),
+        // Teaching.
+        (
+            [
+                "lecture", "course", "midterm", "exam", "homework", "essay", "study group", "problem set", "lab",
+                "vorlesung", "klausur", "ubung", "clase", "examen", "cours", "corso", "esame", "lezione", "curso",
+                "aula", "tentamen", "college", "講義", "授業", "考试", "课程", "培训", "认证",
+            ], 0.4
+        ),
+        // Products, versions and work items.
+        (
+            [
+                "firmware", "release", "version", "update", "upgrade", "patch", "sku", "restock", "sprint", "deploy",
+                "licence", "license", "launch party", "review", "training", "workshop", "kickoff", "kick-off",
+                "briefing", "planning", "retirement", "maintenance", "supplier", "design", "jira", "onboarding",
+                "webinar", "demo", "機種変更", "评审",
+            ], 0.35
+        ),
+        // Things to do before a trip.
+        (
+            [
+                "book flight", "book flights", "compare", "vergleichen", "buchen", "reservar vuelo", "comparar",
+                "comparer", "confrontare", "vergelijken", "check in online", "online check-in", "マイル確認",
+                "look up", "search flights",
+            ], 0.4
+        ),
+        // Meetings.
+        (
+            [
+                "meeting", "sync", "standup", "stand-up", "1:1", "interview", "offsite", "call with", "besprechung",
+                "reunion", "réunion", "riunione", "reuniao", "vergadering", "overleg", "打ち合わせ", "会議", "会议",
+                "周会", "准备会", "handover",
+            ], 0.3
+        ),
+    ]
+}

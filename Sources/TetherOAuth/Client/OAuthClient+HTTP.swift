@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Tether
+
+extension OAuthClient {
+    /// Posts a form with client authentication.
+    func post(_ endpoint: URL, form: [(String, String)]) async throws -> (HTTPResponse, Data) {
+        var request = HTTPRequest(method: .post, url: endpoint)
+        request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+        request.headerFields[.accept] = "application/json"
+        var fields = form
+        let secret = try clientSecretProvider?() ?? configuration.clientSecret
+        switch configuration.clientAuthentication {
+        case .secretBasic:
+            let credentials =
+                "\(FormEncoding.encode(configuration.clientID)):\(FormEncoding.encode(secret?.revealedValue ?? ""))"
+            request.headerFields[.authorization] = "Basic \(Data(credentials.utf8).base64EncodedString())"
+        case .secretPost:
+            fields.append(("client_id", configuration.clientID))
+            if let secret { fields.append(("client_secret", secret.revealedValue)) }
+        case .apiKey:
+            // The key is in the endpoint URL; Google's APIs reject a `client_id` field they do not know.
+            break
+        default:
+            // A public client names itself with `client_id` (RFC 6749 §3.2.1). A secret made per request (Sign in
+            // with Apple's signed JWT, see AppleClientSecret) goes with it in the body, as Apple requires; a static
+            // secret is never sent by a client configured as public.
+            fields.append(("client_id", configuration.clientID))
+            if let secret, clientSecretProvider != nil { fields.append(("client_secret", secret.revealedValue)) }
+        }
+        return try await send(request, body: FormEncoding.body(fields), endpoint: endpoint)
+    }
+
+    func send(_ request: HTTPRequest, body: Data?, endpoint: URL) async throws -> (HTTPResponse, Data) {
+        let (response, data): (HTTPResponse, Data)
+        do {
+            (response, data) = try await transport.send(request, body: body)
+        } catch let error as TransportError {
+            throw OAuthError.transport.with(
+                message: error.message,
+                classification: error.isTransient ? .transient : .configuration,
+                cause: error
+            )
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw OAuthError.transport.with(message: "The request to \(Self.redacted(endpoint)) failed", cause: error)
+        }
+        if response.status.kind == .redirection {
+            throw OAuthError.redirected.with(
+                message: "\(Self.redacted(endpoint)) answered \(response.status.code) with a redirect; "
+                    + "check the endpoint URL (Tether never follows redirects for OAuth requests)",
+                httpStatus: response.status.code
+            )
+        }
+        return (response, data)
+    }
+
+    /// Turns an error response into a classified ``OAuthError``.
+    func errorResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
+        let status = response.status.code
+        let verdict = RetryPolicy.classify(response, body: body)
+        let retryAfter = RetryPolicy.retryAfter(response.headerFields)
+        guard let error = ProviderErrorBody.parse(body) else {
+            if JSONValue.object(from: body) == nil, !body.isEmpty {
+                return Self.notJSON(response, body, endpoint: endpoint).with(retryAfter: retryAfter)
+            }
+            return OAuthError.unexpectedStatus.with(
+                message: "\(Self.redacted(endpoint)) answered HTTP \(status)",
+                classification: verdict.isTransient ? .transient : .configuration,
+                httpStatus: status,
+                retryAfter: retryAfter
+            )
+        }
+        return OAuthError(
+            .provider,
+            "\(error.code)\(error.detail.map { " (\($0))" } ?? "") from \(Self.redacted(endpoint)) (HTTP \(status))",
+            classification: error.classification(verdict),
+            errorCode: error.code,
+            errorDescription: error.description,
+            errorURI: error.uri,
+            httpStatus: status,
+            providerDetail: error.detail,
+            retryAfter: retryAfter
+        )
+    }
+
+    /// A body that is not the JSON the protocol requires. A `2xx` like that is transient, not a provider bug: a
+    /// captive portal or a proxy's login page answered in the provider's place (see ``Tether/RetryPolicy``).
+    static func notJSON(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
+        let status = response.status.code
+        let contentType = response.headerFields[.contentType] ?? "no content type"
+        let isJSON = contentType.lowercased().contains("json")
+        return (isJSON ? OAuthError.malformedResponse : OAuthError.unexpectedContentType).with(
+            message: "\(redacted(endpoint)) answered HTTP \(status) with \(isJSON ? "malformed JSON" : contentType)",
+            classification: RetryPolicy.classify(response, body: body).isTransient ? .transient : .configuration,
+            httpStatus: status
+        )
+    }
+
+    /// Scheme, host and path of a URL, never its query.
+    static func redacted(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        components?.fragment = nil
+        components?.user = nil
+        components?.password = nil
+        return components?.string ?? "?"
+    }
+}

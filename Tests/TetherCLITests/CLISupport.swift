@@ -1,0 +1,224 @@
+import Foundation
+import SignInTestSupport
+import Testing
+import TetherDevProvider
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The built `tether` executable, run as a subprocess with its own `TETHER_HOME`, against a development provider
+/// running in the test process.
+struct CLI: Sendable {
+    let home: URL
+    let provider: RunningDevProvider
+    var extraEnvironment: [String: String] = [:]
+
+    struct Missing: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "tether not found at \(path); run `swift build --build-tests` first" }
+    }
+
+    /// The executable, beside the test bundle in `.build/<triple>/debug/`.
+    static func executable(named name: String = "tether") throws -> URL {
+        // Linux: the test binary's folder. macOS: the folder of the `.xctest` bundle (argv[0] is the runner there).
+        let productsFolder =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map {
+                URL(fileURLWithPath: $0).deletingLastPathComponent()
+            }
+            ?? Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }?.bundleURL.deletingLastPathComponent()
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let url = productsFolder.appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw Missing(path: url.path) }
+        return url
+    }
+
+    /// A provider on a free port and an empty `TETHER_HOME`.
+    static func start(_ configuration: DevProvider.Configuration = DevProvider.Configuration()) async throws -> CLI {
+        var configuration = configuration
+        configuration.devicePollingInterval = .seconds(1)
+        let provider = try await DevProvider(configuration).start()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("tether-cli-\(UUID().uuidString)")
+        return CLI(home: home, provider: provider)
+    }
+
+    /// The same CLI with more environment variables.
+    func with(_ environment: [String: String]) -> CLI {
+        var copy = self
+        copy.extraEnvironment.merge(environment) { _, new in new }
+        return copy
+    }
+
+    func stop() async {
+        await provider.stop()
+        try? FileManager.default.removeItem(at: home)
+    }
+
+    var issuer: String { provider.issuer.absoluteString }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for key in environment.keys where key.hasPrefix("TETHER_") || key == "BROWSER" || key == "NO_COLOR" {
+            environment[key] = nil
+        }
+        environment["TETHER_HOME"] = home.path
+        environment.merge(extraEnvironment) { _, new in new }
+        return environment
+    }
+
+    struct Result: Sendable {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+
+        var trimmedOutput: String { stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// Runs `tether arguments…` to completion (at most `timeout`).
+    @discardableResult
+    func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Result {
+        let running = try launch(arguments)
+        return try await running.finish(timeout: timeout)
+    }
+
+    /// Starts `tether arguments…` (or another executable of the package) and returns at once.
+    func launch(_ arguments: [String], executable: String = "tether") throws -> Running {
+        let process = Process()
+        process.executableURL = try Self.executable(named: executable)
+        process.arguments = arguments
+        process.environment = environment
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return Running(process: process, stdout: stdout, stderr: stderr)
+    }
+
+    /// A running `tether`; standard error can be read line by line while it runs.
+    final class Running: @unchecked Sendable {
+        let process: Process
+        let stdout: Pipe
+        let stderr: Pipe
+        private let lock = NSLock()
+        private var stderrText = ""
+        private var stdoutData = Data()
+        private let readers = DispatchGroup()
+
+        init(process: Process, stdout: Pipe, stderr: Pipe) {
+            self.process = process
+            self.stdout = stdout
+            self.stderr = stderr
+            readers.enter()
+            Thread.detachNewThread { [self] in
+                let data = stdout.fileHandleForReading.readDataToEndOfFile()
+                lock.withLock { stdoutData = data }
+                readers.leave()
+            }
+            readers.enter()
+            Thread.detachNewThread { [self] in
+                let handle = stderr.fileHandleForReading
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    lock.withLock { stderrText += String(decoding: chunk, as: UTF8.self) }
+                }
+                readers.leave()
+            }
+        }
+
+        var standardError: String { lock.withLock { stderrText } }
+
+        /// Waits until standard error contains a line matching `predicate`, and returns it.
+        func waitForErrorLine(timeout: Duration, where predicate: (String) -> Bool) async throws -> String {
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            while ContinuousClock.now < deadline {
+                if let line = standardError.split(separator: "\n").map(String.init).first(where: predicate) {
+                    return line
+                }
+                if !process.isRunning {
+                    readers.wait()
+                    throw CLIFailure("`tether` exited \(process.terminationStatus): \(standardError)")
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            kill()
+            throw CLIFailure("no matching line on standard error within \(timeout): \(standardError)")
+        }
+
+        func kill() {
+            if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+        }
+
+        /// Waits for the exit (killing the process after `timeout`) and returns what it printed.
+        func finish(timeout: Duration) async throws -> Result {
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            while process.isRunning {
+                guard ContinuousClock.now < deadline else {
+                    kill()
+                    throw CLIFailure("`tether` did not finish within \(timeout): \(standardError)")
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            process.waitUntilExit()
+            readers.wait()
+            return lock.withLock {
+                Result(
+                    status: process.terminationStatus,
+                    stdout: String(decoding: stdoutData, as: UTF8.self),
+                    stderr: stderrText
+                )
+            }
+        }
+    }
+
+    struct CLIFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Signs in with `tether login dev --device`, approving the code at the provider's verification page.
+    func loginWithDeviceCode(name: String = "dev") async throws -> Result {
+        try await loginWithDeviceCode(["login", "dev", "--issuer", issuer, "--device", "--name", name])
+    }
+
+    /// Runs a `tether login … --device` command line, approving its code at the verification page.
+    func loginWithDeviceCode(_ arguments: [String]) async throws -> Result {
+        let running = try launch(arguments)
+        let codeLine = try await running.waitForErrorLine(timeout: .seconds(30)) { $0.contains("enter the code") }
+        let code = try #require(codeLine.split(separator: " ").last.map(String.init))
+        // What a person does: open the verification page with the code, sign in, allow.
+        let page = try #require(URL(string: provider.url("/device").absoluteString + "?user_code=\(code)"))
+        let (_, answer) = try await FormBrowser().submit(page, extraFields: ["user_code": code])
+        #expect(answer.contains("Device connected"), "the verification page answered: \(answer.prefix(300))")
+        return try await running.finish(timeout: .seconds(30))
+    }
+
+    /// Runs a shell command line on a pseudo-terminal (`script -q -c … /dev/null`) and returns what it printed.
+    func runScript(_ commandLine: String) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-q", "-e", "-c", commandLine, "/dev/null"]
+        process.environment = environment
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let unused = Pipe()
+        try unused.fileHandleForWriting.close()
+        let running = Running(process: process, stdout: stdout, stderr: unused)
+        return try await running.finish(timeout: .seconds(30)).stdout
+    }
+
+    /// `tether status --json`, decoded.
+    func status() async throws -> [[String: Any]] {
+        let result = try await run(["status", "--json"])
+        #expect(result.status == 0, "status failed: \(result.stderr)")
+        let rows = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        return try #require(rows)
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import TetherCalendar
+
+/// One labelled event of `Fixtures/flight-corpus.json`.
+struct FlightCorpusEntry: Decodable {
+    struct Expected: Decodable {
+        var airline: String?
+        var flightNumber: String?
+        var from: String?
+        var to: String?
+    }
+
+    var id: String
+    var language: String
+    var isFlight: Bool
+    var heldOut: Bool
+    var kind: String?
+    var expected: Expected?
+    var event: FlightDetector.Event
+
+    private enum CodingKeys: String, CodingKey {
+        case id, language, isFlight, heldOut, kind, expected
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        language = try container.decode(String.self, forKey: .language)
+        isFlight = try container.decode(Bool.self, forKey: .isFlight)
+        heldOut = try container.decodeIfPresent(Bool.self, forKey: .heldOut) ?? false
+        kind = try container.decodeIfPresent(String.self, forKey: .kind)
+        expected = try container.decodeIfPresent(Expected.self, forKey: .expected)
+        event = try FlightDetector.Event(from: decoder)
+    }
+
+    /// The labelled corpus, read from the test bundle.
+    static func load() throws -> [FlightCorpusEntry] {
+        guard
+            let url = Bundle.module.url(forResource: "flight-corpus", withExtension: "json", subdirectory: "Fixtures")
+        else {
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return try JSONDecoder().decode([FlightCorpusEntry].self, from: Data(contentsOf: url))
+    }
+}
+
+/// Precision and recall of a set of detections.
+struct FlightScore {
+    var truePositives = 0
+    var falsePositives = 0
+    var falseNegatives = 0
+    var trueNegatives = 0
+
+    var precision: Double {
+        truePositives + falsePositives == 0 ? 1 : Double(truePositives) / Double(truePositives + falsePositives)
+    }
+    var recall: Double {
+        truePositives + falseNegatives == 0 ? 1 : Double(truePositives) / Double(truePositives + falseNegatives)
+    }
+    var count: Int { truePositives + falsePositives + falseNegatives + trueNegatives }
+
+    mutating func add(expected: Bool, detected: Bool) {
+        switch (expected, detected) {
+        case (true, true): truePositives += 1
+        case (false, true): falsePositives += 1
+        case (true, false): falseNegatives += 1
+        case (false, false): trueNegatives += 1
+        }
+    }
+
+    var summary: String {
+        let precisionText = String(format: "%.3f", precision)
+        let recallText = String(format: "%.3f", recall)
+        return "precision \(precisionText) recall \(recallText) (\(count) events: \(truePositives) TP, "
+            + "\(falsePositives) FP, \(falseNegatives) FN, \(trueNegatives) TN)"
+    }
+}

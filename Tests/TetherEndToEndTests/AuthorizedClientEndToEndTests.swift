@@ -1,0 +1,227 @@
+import Foundation
+import HTTPTypes
+import SignInTestSupport
+import Testing
+import Tether
+import TetherDevProvider
+import TetherOAuth
+import TetherTestSupport
+import TetherTesting
+
+/// `AuthorizedClient` over real HTTP on 127.0.0.1, against the development provider's protected resource.
+@Suite(.timeLimit(.minutes(1)))
+struct AuthorizedClientEndToEndTests {
+    struct Resource: Decodable, Equatable {
+        let sub: String
+        let scope: String
+    }
+
+    /// A transport that counts what it sends, around a real one.
+    final class CountingTransport: HTTPTransport, @unchecked Sendable {
+        let base: any HTTPTransport
+        private let lock = NSLock()
+        private var sent: [String] = []
+        private var headers: [String] = []
+
+        init(_ base: any HTTPTransport) { self.base = base }
+
+        var paths: [String] { lock.withLock { sent } }
+        var authorizations: [String] { lock.withLock { headers } }
+
+        func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+            lock.withLock {
+                sent.append(request.path ?? "")
+                headers.append(request.headerFields[.authorization] ?? "")
+            }
+            return try await base.send(request, body: body)
+        }
+    }
+
+    static func signedIn(_ harness: ProviderHarness) async throws -> Session {
+        let result = try await harness.client.signIn(using: FormBrowser().presenter())
+        let session = harness.session(MemoryStore(clock: harness.clock))
+        try await session.signIn(account: try #require(result.account), tokens: result.tokens)
+        return session
+    }
+
+    static func get(_ base: URL, _ path: String) -> HTTPRequest {
+        HTTPRequest(method: .get, url: base.appendingPathComponent(path))
+    }
+
+    @Test func addsTheBearerTokenAndDecodesJSON() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let session = try await Self.signedIn(harness)
+        let counting = CountingTransport(harness.transport)
+        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+
+        let resource: Resource = try await client.json(Self.get(harness.running.issuer, "resource"))
+        #expect(resource.sub.isEmpty == false)
+        let token = try await session.validAccessToken()
+        #expect(counting.authorizations == ["Bearer \(token.revealedValue)"])
+        #expect(await harness.counters()[.refreshes] == 0)
+    }
+
+    @Test func aBodyOfTheWrongShapeIsADecodingError() async throws {
+        struct Other: Decodable { let missing: Int }
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let client = AuthorizedClient(
+            session: try await Self.signedIn(harness),
+            transport: harness.transport,
+            clock: harness.clock
+        )
+        await #expect(throws: AuthorizedClientError.decoding) {
+            _ = try await client.json(Self.get(harness.running.issuer, "resource"), as: Other.self)
+        }
+    }
+
+    @Test func anExpiredTokenIsRefreshedOnceAndTheRequestRetriedOnce() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let session = try await Self.signedIn(harness)
+        let counting = CountingTransport(harness.transport)
+        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        let stale = try await session.validAccessToken()
+        await harness.running.admin.expireAccessTokens()
+
+        let resource: Resource = try await client.json(Self.get(harness.running.issuer, "resource"))
+        #expect(resource.scope.contains("openid"))
+        #expect(counting.paths == ["/resource", "/resource"])
+        #expect(await harness.counters()[.refreshes] == 1)
+        #expect(try await session.validAccessToken() != stale)
+        #expect(await session.status.kind == .connected)
+    }
+
+    @Test func aServerThatKeepsRejectingGetsOneRetryAndTheSessionStaysConnected() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let canned = try await CannedServer.start([
+            "stubborn": CannedServer.Answer(
+                status: .unauthorized,
+                body: #"{"error":"invalid_token","error_description":"no"}"#,
+                headers: [.wwwAuthenticate: #"Bearer realm="api", error="invalid_token", error_description="no""#]
+            )
+        ])
+        defer { Task { await canned.stop() } }
+        let session = try await Self.signedIn(harness)
+        let counting = CountingTransport(harness.transport)
+        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+
+        do {
+            _ = try await client.send(Self.get(canned.base, "stubborn"))
+            Issue.record("a 401 after a refresh succeeded")
+        } catch let error as AuthorizedClientError {
+            #expect(error == .unauthorized)
+            #expect(error.requiresSignIn == false)
+            #expect(error.httpStatus == 401)
+            #expect(error.challenge?.error == "invalid_token")
+        }
+        #expect(counting.paths == ["/stubborn", "/stubborn"])
+        #expect(await harness.counters()[.refreshes] == 1)
+        #expect(await session.status.kind == .connected)
+    }
+
+    @Test func aRevokedGrantIsUnauthorizedAndNeedsSignIn() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let session = try await Self.signedIn(harness)
+        let counting = CountingTransport(harness.transport)
+        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        _ = await harness.running.admin.revokeAllGrants()
+        await harness.running.admin.expireAccessTokens()
+
+        do {
+            _ = try await client.send(Self.get(harness.running.issuer, "resource"))
+            Issue.record("a revoked grant still reached the resource")
+        } catch let error as AuthorizedClientError {
+            #expect(error == .unauthorized)
+            #expect(error.requiresSignIn)
+        }
+        #expect(counting.paths == ["/resource"])
+        #expect(await session.status.kind == .needsSignIn)
+    }
+
+    @Test func insufficientScopeIsForbiddenNamingTheScopeWithoutRetry() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let counting = CountingTransport(harness.transport)
+        let client = AuthorizedClient(
+            session: try await Self.signedIn(harness),
+            transport: counting,
+            clock: harness.clock
+        )
+
+        do {
+            _ = try await client.send(Self.get(harness.running.issuer, "resource/admin"))
+            Issue.record("the admin resource answered without the admin scope")
+        } catch let error as AuthorizedClientError {
+            #expect(error == .forbidden)
+            #expect(error.scope == "admin")
+            #expect(error.httpStatus == 403)
+        }
+        #expect(counting.paths == ["/resource/admin"])
+        #expect(await harness.counters()[.refreshes] == 0)
+    }
+
+    @Test func aRateLimitedGetWaitsForRetryAfterThenSucceeds() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let counting = CountingTransport(harness.transport)
+        let client = AuthorizedClient(
+            session: try await Self.signedIn(harness),
+            transport: counting,
+            clock: harness.clock
+        )
+        await harness.running.admin.rateLimitNext(1, requestsTo: .resource, retryAfterSeconds: 7)
+
+        let call = Task { try await client.send(Self.get(harness.running.issuer, "resource")) }
+        #expect(await harness.clock.waitForSleepers(1))
+        #expect(counting.paths.count == 1)
+        harness.clock.advance(by: .seconds(7))
+        let (response, _) = try await call.value
+        #expect(response.status == .ok)
+        #expect(counting.paths == ["/resource", "/resource"])
+    }
+
+    @Test func aRateLimitedPostIsNotRetriedUnlessOptedIn() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let busy = CannedServer.Answer(
+            status: .tooManyRequests,
+            body: #"{"message":"slow down"}"#,
+            headers: [.retryAfter: "3"]
+        )
+        let canned = try await CannedServer.start(["busy": busy])
+        defer { Task { await canned.stop() } }
+        let session = try await Self.signedIn(harness)
+        let post = HTTPRequest(method: .post, url: canned.base.appendingPathComponent("token/busy"))
+
+        let counting = CountingTransport(harness.transport)
+        let plain = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        do {
+            _ = try await plain.send(post, body: Data("{}".utf8))
+            Issue.record("a 429 succeeded")
+        } catch let error as AuthorizedClientError {
+            #expect(error == .server)
+            #expect(error.httpStatus == 429)
+            #expect(error.serverMessage == "slow down")
+            #expect(error.retryAfter == .seconds(3))
+        }
+        #expect(counting.paths.count == 1)
+
+        let optedIn = AuthorizedClient(
+            session: session,
+            transport: counting,
+            configuration: AuthorizedClient.Configuration(retriesNonIdempotentRequests: true),
+            clock: harness.clock
+        )
+        let call = Task { try await optedIn.send(post, body: Data("{}".utf8)) }
+        #expect(await harness.clock.waitForSleepers(1))
+        canned.set("busy", CannedServer.Answer(body: #"{"ok":true}"#))
+        harness.clock.advance(by: .seconds(3))
+        let (response, _) = try await call.value
+        #expect(response.status == .ok)
+        #expect(counting.paths.count == 3)
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import HTTPTypes
+import JWTTestSupport
+import Testing
+import Tether
+import TetherJWT
+import TetherOAuth
+import TetherTestSupport
+import TetherTesting
+
+struct JWTKeyCacheTests {
+    @Test func fetchesLazilyAndReusesTheCache() async throws {
+        let key = try await TestKey.rsa()
+        let transport = StubTransport.serving(KeyDocument(jwks(key)))
+        let validator = makeValidator(transport: transport)
+        #expect(transport.requestCount == 0)
+        for _ in 0..<3 {
+            _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        }
+        #expect(transport.requestCount == 1)
+    }
+
+    @Test func unknownKidRefetchesOnceThenFailsAndASecondUnknownKidDoesNotFetch() async throws {
+        let key = try await TestKey.rsa()
+        let stranger = try await TestKey.es256(kid: "stranger")
+        let transport = StubTransport.serving(KeyDocument(jwks(key)))
+        let clock = ManualClock()
+        let validator = makeValidator(transport: transport, clock: clock)
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        #expect(transport.requestCount == 1)
+
+        clock.advance(by: .seconds(61))
+        await #expect(throws: IDTokenError.unknownKey) {
+            try await validator.validate(try await stranger.sign(claims()), expecting: expectations())
+        }
+        #expect(transport.requestCount == 2)
+
+        let other = try await TestKey.es256(kid: "another-stranger")
+        clock.advance(by: .seconds(30))
+        await #expect(throws: IDTokenError.unknownKey) {
+            try await validator.validate(try await other.sign(claims()), expecting: expectations())
+        }
+        #expect(transport.requestCount == 2)
+
+        // Once the interval has passed, an unknown kid may fetch again.
+        clock.advance(by: .seconds(31))
+        await #expect(throws: IDTokenError.unknownKey) {
+            try await validator.validate(try await other.sign(claims()), expecting: expectations())
+        }
+        #expect(transport.requestCount == 3)
+    }
+
+    @Test func unknownKidRightAfterTheFirstFetchDoesNotFetchAgain() async throws {
+        let key = try await TestKey.rsa()
+        let stranger = try await TestKey.es256(kid: "stranger")
+        let transport = StubTransport.serving(KeyDocument(jwks(key)))
+        let validator = makeValidator(transport: transport)
+        await #expect(throws: IDTokenError.unknownKey) {
+            try await validator.validate(try await stranger.sign(claims()), expecting: expectations())
+        }
+        await #expect(throws: IDTokenError.unknownKey) {
+            try await validator.validate(try await stranger.sign(claims()), expecting: expectations())
+        }
+        #expect(transport.requestCount == 1)
+    }
+
+    @Test func acceptsARotatedKeyAfterTheRefetch() async throws {
+        let old = try await TestKey.rsa()
+        let new = try await TestKey.es256(kid: "rotated")
+        let document = KeyDocument(jwks(old))
+        let transport = StubTransport.serving(document)
+        let clock = ManualClock()
+        let validator = makeValidator(transport: transport, clock: clock)
+        _ = try await validator.validate(try await old.sign(claims()), expecting: expectations())
+
+        document.json = jwks(new)
+        clock.advance(by: .seconds(60))
+        let result = try await validator.validate(try await new.sign(claims()), expecting: expectations())
+        #expect(result.subject == "user-1")
+        #expect(transport.requestCount == 2)
+    }
+
+    @Test func honoursMaxAge() async throws {
+        let key = try await TestKey.rsa()
+        let transport = StubTransport.serving(KeyDocument(jwks(key)), cacheControl: "public, max-age=300")
+        let clock = ManualClock()
+        let validator = makeValidator(transport: transport, clock: clock)
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        clock.advance(by: .seconds(299))
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        #expect(transport.requestCount == 1)
+        clock.advance(by: .seconds(1))
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        #expect(transport.requestCount == 2)
+    }
+
+    @Test func usesTheDefaultLifetimeWithoutMaxAge() async throws {
+        let key = try await TestKey.rsa()
+        let transport = StubTransport.serving(KeyDocument(jwks(key)))
+        let clock = ManualClock()
+        let validator = makeValidator(transport: transport, clock: clock)
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        clock.advance(by: .seconds(3599))
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        #expect(transport.requestCount == 1)
+        clock.advance(by: .seconds(1))
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        #expect(transport.requestCount == 2)
+    }
+
+    @Test func concurrentValidationsShareOneFetch() async throws {
+        let key = try await TestKey.rsa()
+        let gate = Gate()
+        let body = Data(jwks(key).utf8)
+        let transport = StubTransport { _ in
+            await gate.wait()
+            return (HTTPResponse(status: .ok), body)
+        }
+        let validator = makeValidator(transport: transport)
+        let token = try await key.sign(claims())
+        try await withThrowingTaskGroup(of: IDTokenClaims.self) { group in
+            for _ in 0..<50 {
+                group.addTask { try await validator.validate(token, expecting: expectations()) }
+            }
+            while transport.requestCount == 0 { await Task.yield() }
+            for _ in 0..<100 { await Task.yield() }
+            gate.open()
+            var results = 0
+            for try await _ in group { results += 1 }
+            #expect(results == 50)
+        }
+        #expect(transport.requestCount == 1)
+    }
+
+    @Test func aCancelledWaiterDoesNotCancelTheSharedFetch() async throws {
+        let key = try await TestKey.rsa()
+        let gate = Gate()
+        let body = Data(jwks(key).utf8)
+        let transport = StubTransport { _ in
+            await gate.wait()
+            return (HTTPResponse(status: .ok), body)
+        }
+        let validator = makeValidator(transport: transport)
+        let token = try await key.sign(claims())
+        let impatient = Task { try await validator.validate(token, expecting: expectations()) }
+        while transport.requestCount == 0 { await Task.yield() }
+        impatient.cancel()
+        await #expect(throws: CancellationError.self) { try await impatient.value }
+        let patient = Task { try await validator.validate(token, expecting: expectations()) }
+        gate.open()
+        _ = try await patient.value
+        #expect(transport.requestCount == 1)
+    }
+
+    static let failures: [(String, StubTransport)] = [
+        ("unreachable", .failing(with: TransportError.cannotConnect)),
+        ("HTTP 500", .status(.internalServerError)),
+        ("HTTP 404", .status(.notFound)),
+        ("malformed JSON", .serving(KeyDocument("{not json"))),
+        ("not a JWKS", .serving(KeyDocument(#"{"keys":"none"}"#))),
+    ]
+
+    @Test(arguments: failures)
+    func failsWithKeysUnavailable(name: String, transport: StubTransport) async throws {
+        let key = try await TestKey.rsa()
+        let validator = makeValidator(transport: transport)
+        let error = try await #require(throws: IDTokenError.self, "\(name)") {
+            try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        }
+        #expect(error == .keysUnavailable)
+        #expect(error.isTransient)
+    }
+
+    @Test func aFailedRefetchKeepsTheCachedKeys() async throws {
+        let key = try await TestKey.rsa()
+        let failing = LockedState(false)
+        let body = Data(jwks(key).utf8)
+        let transport = StubTransport { _ in
+            if failing.withLock({ $0 }) { throw TransportError.cannotConnect }
+            var response = HTTPResponse(status: .ok)
+            response.headerFields[.cacheControl] = "max-age=60"
+            return (response, body)
+        }
+        let clock = ManualClock()
+        let validator = makeValidator(transport: transport, clock: clock)
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        failing.withLock { $0 = true }
+        clock.advance(by: .seconds(120))
+        // The cache expired and the re-fetch fails, but the cached key still verifies.
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        #expect(transport.requestCount == 2)
+        // An unknown kid cannot be helped.
+        clock.advance(by: .seconds(120))
+        let stranger = try await TestKey.es256(kid: "stranger")
+        await #expect(throws: IDTokenError.keysUnavailable) {
+            try await validator.validate(try await stranger.sign(claims()), expecting: expectations())
+        }
+    }
+
+    @Test func skipsKeysThatAreNotForSignaturesOrNotUsable() async throws {
+        let key = try await TestKey.rsa()
+        let document = #"""
+            {"keys":[
+              {"kty":"RSA","use":"enc","kid":"enc-1","n":"AQAB","e":"AQAB"},
+              {"kty":"oct","kid":"mac-1","k":"c2VjcmV0"},
+              {"kty":"RSA","kid":"oaep","alg":"RSA-OAEP-256","n":"AQAB","e":"AQAB"},
+              {"kty":"EC","kid":"broken","crv":"P-256","x":"AA","y":"AA"},
+              \#(key.publicJWK)
+            ]}
+            """#
+        let validator = makeValidator(transport: .serving(KeyDocument(document)))
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+    }
+
+    @Test func tokenWithoutKidUsesTheOnlyKey() async throws {
+        let key = try await TestKey.rsa()
+        let validator = makeValidator(transport: .serving(KeyDocument(jwks(key))))
+        let token = try await key.sign(claims(), header: ["alg": "RS256"])
+        _ = try await validator.validate(token, expecting: expectations())
+    }
+
+    @Test func cacheLifetimeReadsMaxAgeAgeAndNoStore() {
+        func lifetime(_ cacheControl: String, age: String? = nil) -> Duration? {
+            var fields = HTTPFields()
+            fields[.cacheControl] = cacheControl
+            if let age { fields[.age] = age }
+            return CacheLifetime.of(fields)
+        }
+        #expect(lifetime("public, max-age=19800, must-revalidate, no-transform") == .seconds(19800))
+        #expect(lifetime("max-age=100", age: "30") == .seconds(70))
+        #expect(lifetime("no-store") == .zero)
+        #expect(lifetime("public") == nil)
+        #expect(CacheLifetime.of(HTTPFields()) == nil)
+    }
+}

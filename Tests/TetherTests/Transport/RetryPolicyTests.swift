@@ -1,0 +1,95 @@
+import Foundation
+import HTTPTypes
+import Testing
+import Tether
+
+struct RetryPolicyTests {
+    struct StatusCase: Sendable, CustomTestStringConvertible {
+        let status: Int
+        let retryAfter: String?
+        let expected: RetryPolicy.Verdict
+        var testDescription: String { "\(status)" + (retryAfter.map { " Retry-After: \($0)" } ?? "") }
+
+        init(_ status: Int, retryAfter: String? = nil, _ expected: RetryPolicy.Verdict) {
+            self.status = status
+            self.retryAfter = retryAfter
+            self.expected = expected
+        }
+    }
+
+    static let statusCases: [StatusCase] = [
+        StatusCase(429, .throttled(retryAfter: nil)),
+        StatusCase(429, retryAfter: "7", .throttled(retryAfter: .seconds(7))),
+        StatusCase(503, .throttled(retryAfter: nil)),
+        StatusCase(503, retryAfter: "120", .throttled(retryAfter: .seconds(120))),
+        StatusCase(503, retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT", .throttled(retryAfter: nil)),
+        StatusCase(503, retryAfter: "-5", .throttled(retryAfter: nil)),
+        StatusCase(500, .transient(retryAfter: nil)),
+        StatusCase(502, .transient(retryAfter: nil)),
+        StatusCase(504, retryAfter: "3", .transient(retryAfter: .seconds(3))),
+        StatusCase(408, .transient(retryAfter: nil)),
+        StatusCase(200, .transient(retryAfter: nil)),
+        StatusCase(302, .permanent),
+        StatusCase(400, .permanent),
+        StatusCase(401, .permanent),
+        StatusCase(403, .permanent),
+        StatusCase(404, .permanent),
+        StatusCase(400, retryAfter: "5", .permanent),
+    ]
+
+    @Test(arguments: statusCases)
+    func statusDecidesWithoutRules(_ testCase: StatusCase) {
+        var response = HTTPResponse(status: .init(code: testCase.status))
+        if let retryAfter = testCase.retryAfter { response.headerFields[.retryAfter] = retryAfter }
+        #expect(RetryPolicy.classify(response) == testCase.expected)
+    }
+
+    @Test(arguments: [
+        (TransportError.cannotConnect, true), (.timedOut, true), (.connectionLost, true), (.cancelled, true),
+        (.other, true), (.invalidRequest, false), (.responseTooLarge, false),
+    ])
+    func transportErrorsAreTransientUnlessTheyWouldRepeat(_ error: TransportError, transient: Bool) {
+        #expect(RetryPolicy.classify(error).isTransient == transient)
+        #expect(error.isTransient == transient)
+    }
+
+    /// Google APIs answer `403` with reason `rateLimitExceeded` or `userRateLimitExceeded` when a quota is used up
+    /// (https://developers.google.com/workspace/calendar/api/guides/errors).
+    static let googleRateLimit: RetryPolicy.BodyRule = { response, body in
+        guard response.status.code == 403,
+            let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
+            let errors = (object["error"] as? [String: Any])?["errors"] as? [[String: Any]]
+        else { return nil }
+        let reasons = errors.compactMap { $0["reason"] as? String }
+        return reasons.contains { $0 == "rateLimitExceeded" || $0 == "userRateLimitExceeded" }
+            ? .throttled(retryAfter: RetryPolicy.retryAfter(response.headerFields)) : nil
+    }
+
+    static func googleError(reason: String) -> Data {
+        Data(
+            #"{"error":{"errors":[{"domain":"usageLimits","reason":"\#(reason)","message":"m"}],"code":403,"message":"m"}}"#
+                .utf8
+        )
+    }
+
+    @Test(arguments: [
+        ("rateLimitExceeded", RetryPolicy.Verdict.throttled(retryAfter: nil)),
+        ("userRateLimitExceeded", .throttled(retryAfter: nil)),
+        ("forbiddenForNonOrganizer", .permanent),
+    ])
+    func bodyRulesCanCallA403ARateLimit(_ reason: String, expected: RetryPolicy.Verdict) {
+        let response = HTTPResponse(status: .forbidden)
+        let verdict = RetryPolicy.classify(
+            response,
+            body: Self.googleError(reason: reason),
+            rules: [Self.googleRateLimit]
+        )
+        #expect(verdict == expected)
+    }
+
+    @Test func ruleThatAbstainsLeavesTheStatusToDecide() {
+        let response = HTTPResponse(status: .serviceUnavailable)
+        let verdict = RetryPolicy.classify(response, body: Data(), rules: [{ _, _ in nil }])
+        #expect(verdict == .throttled(retryAfter: nil))
+    }
+}
