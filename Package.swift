@@ -157,6 +157,7 @@ let package = Package(
             name: "TetherCLI",
             dependencies: [
                 "Tether",
+                "TetherCalendar",
                 "TetherOAuth",
                 "TetherJWT",
                 "TetherURLSession",

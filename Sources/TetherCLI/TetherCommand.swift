@@ -56,7 +56,7 @@ struct TetherCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
-            ProvidersCommand.self, DevProviderCommand.self, DemoCommand.self,
+            ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
         ]
     )
 
