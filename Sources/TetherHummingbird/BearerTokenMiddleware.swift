@@ -1,6 +1,7 @@
 import HTTPTypes
 public import Hummingbird
 import Logging
+import Tether
 public import TetherServer
 
 /// A request context that can carry the verified bearer token.

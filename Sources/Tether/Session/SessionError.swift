@@ -2,7 +2,7 @@
 ///
 /// Match it like an enum: `catch let error as SessionError where error == .needsSignIn`, or
 /// `switch error { case .offline: … }` (see <doc:Errors>).
-public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct SessionError: TetherError {
     enum Code: Sendable, Hashable {
         case notConnected
         case needsSignIn
@@ -12,19 +12,14 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         case tokenLifetimeTooShort
     }
 
-    let code: Code
-
-    /// What went wrong, in one sentence, without secrets.
-    public let message: String
+    /// The code, the message and the cause: a ``RefreshError`` or a ``CredentialStoreError``.
+    public var details: TetherErrorDetails
 
     /// Why the user must sign in again, for ``needsSignIn``.
     public let signInReason: SignInReason?
 
     /// The account to preselect when signing in again, if known.
     public let accountHint: Account?
-
-    /// The underlying error: a ``RefreshError`` or a ``CredentialStoreError``.
-    public let cause: (any Error)?
 
     init(
         _ code: Code,
@@ -33,11 +28,9 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         accountHint: Account? = nil,
         cause: (any Error)? = nil
     ) {
-        self.code = code
-        self.message = message
+        details = TetherErrorDetails("\(code)", message, cause: cause)
         self.signInReason = signInReason
         self.accountHint = accountHint
-        self.cause = cause
     }
 
     /// No record is stored: nobody signed in, or the user signed out.
@@ -59,26 +52,6 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         "The provider issues tokens that live shorter than the requested minimum"
     )
 
-    /// The same kind of error with a specific message and cause.
-    /// - Parameters:
-    ///   - message: One sentence, without secrets.
-    ///   - cause: The underlying error; the current one when `nil`.
-    /// - Returns: A copy carrying the details.
-    public func with(message: String, cause: (any Error)? = nil) -> SessionError {
-        SessionError(code, message, signInReason: signInReason, accountHint: accountHint, cause: cause ?? self.cause)
-    }
-
     /// Whether the user must sign in again before this connection works.
-    public var requiresReauthentication: Bool { code == .needsSignIn || code == .notConnected }
-
-    /// The type and the message: `SessionError: message`.
-    public var description: String { "SessionError: \(message)" }
-
-    /// Errors are equal when their codes are, whatever their messages and causes.
-    public static func == (lhs: SessionError, rhs: SessionError) -> Bool { lhs.code == rhs.code }
-
-    /// Lets `switch` and `catch` match on the code: `case .offline:`.
-    public static func ~= (lhs: SessionError, rhs: any Error) -> Bool {
-        (rhs as? SessionError)?.code == lhs.code
-    }
+    public var requiresReauthentication: Bool { self == .needsSignIn || self == .notConnected }
 }

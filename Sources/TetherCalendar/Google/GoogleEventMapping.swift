@@ -1,4 +1,5 @@
 import Foundation
+import Tether
 
 /// Turns Google's event JSON into ``CalendarEvent``s.
 enum GoogleEventMapping {

@@ -1,4 +1,5 @@
 import Foundation
+import Tether
 
 /// Turns Graph's event JSON into ``CalendarEvent``s.
 enum GraphEventMapping {

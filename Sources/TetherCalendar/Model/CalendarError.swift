@@ -5,83 +5,51 @@ public import Tether
 ///
 /// Match it like an enum: `catch let error as CalendarError where error == .accessDenied`, or
 /// `switch error { case .needsSignIn: … }`.
-public struct CalendarError: Error, Sendable, Equatable, CustomStringConvertible {
-    enum Code: String, Sendable, Hashable {
-        case needsSignIn
-        case accessDenied
-        case offline
-        case rateLimited
-        case storageUnavailable
-        case misconfigured
-        case api
-        case decoding
-        case syncStateExpired
-    }
-
-    let code: Code
-
-    /// What went wrong, in one sentence.
-    public let message: String
+public struct CalendarError: TetherError {
+    /// The code, the message and the cause (an `AuthorizedClientError`, a `SessionError`, a `DecodingError`).
+    public var details: TetherErrorDetails
     /// The HTTP status, when a response arrived.
-    public let httpStatus: Int?
+    public private(set) var httpStatus: Int?
     /// The provider's error reason or code (Google `errors[].reason`, Graph `error.code`), when it sent one.
-    public let providerReason: String?
+    public private(set) var providerReason: String?
     /// How long the provider asked to wait (`Retry-After`), when it did.
-    public let retryAfter: Duration?
+    public private(set) var retryAfter: Duration?
     /// For ``needsSignIn``: the account to preselect when signing in again.
-    public let accountHint: Account?
-    /// The underlying error, if any (an `AuthorizedClientError`, a `SessionError`, a `DecodingError`).
-    public let cause: (any Error)?
+    public private(set) var accountHint: Account?
 
-    init(
-        _ code: Code,
-        _ message: String,
-        httpStatus: Int? = nil,
-        providerReason: String? = nil,
-        retryAfter: Duration? = nil,
-        accountHint: Account? = nil,
-        cause: (any Error)? = nil
-    ) {
-        self.code = code
-        self.message = message
-        self.httpStatus = httpStatus
-        self.providerReason = providerReason
-        self.retryAfter = retryAfter
-        self.accountHint = accountHint
-        self.cause = cause
-    }
+    init(_ code: String, _ message: String) { details = TetherErrorDetails(code, message) }
 
     /// The grant is gone (revoked, expired, never given): the user must sign in again; see ``accountHint``.
-    public static let needsSignIn = CalendarError(.needsSignIn, "The account must be signed in again")
+    public static let needsSignIn = CalendarError("needsSignIn", "The account must be signed in again")
     /// The account is signed in but may not read calendars: the calendar scope was not granted (Google `403`,
     /// Graph `403`), or calendar access was denied on the device.
-    public static let accessDenied = CalendarError(.accessDenied, "Calendar access was denied")
+    public static let accessDenied = CalendarError("accessDenied", "Calendar access was denied")
     /// The service could not be reached, or answered with a server error; the cause says which. Transient.
-    public static let offline = CalendarError(.offline, "The calendar service could not be reached")
+    public static let offline = CalendarError("offline", "The calendar service could not be reached")
     /// The service kept answering with a rate limit after the bounded retries (Google `403 rateLimitExceeded`
     /// or `userRateLimitExceeded`, `429`; Graph `429`, `503`). Transient.
-    public static let rateLimited = CalendarError(.rateLimited, "The calendar service is limiting requests")
+    public static let rateLimited = CalendarError("rateLimited", "The calendar service is limiting requests")
     /// The credential store cannot be read yet (before first unlock) or is damaged; nothing was deleted.
     public static let storageUnavailable = CalendarError(
-        .storageUnavailable,
+        "storageUnavailable",
         "The credential store is not available"
     )
     /// The connection or source is configured wrongly.
-    public static let misconfigured = CalendarError(.misconfigured, "The calendar source is misconfigured")
+    public static let misconfigured = CalendarError("misconfigured", "The calendar source is misconfigured")
     /// The service answered with an error that is none of the above; see ``httpStatus`` and ``providerReason``.
-    public static let api = CalendarError(.api, "The calendar service answered with an error")
+    public static let api = CalendarError("api", "The calendar service answered with an error")
     /// A response was not the JSON the API documents (a whole page; single malformed events are skipped and
     /// reported instead).
-    public static let decoding = CalendarError(.decoding, "The calendar service's answer could not be read")
+    public static let decoding = CalendarError("decoding", "The calendar service's answer could not be read")
     /// The sync token or delta link is no longer valid (`410 Gone`, `fullSyncRequired`, `syncStateNotFound`).
     /// Sources handle it by syncing in full; it reaches callers only from the low-level client calls.
     public static let syncStateExpired = CalendarError(
-        .syncStateExpired,
+        "syncStateExpired",
         "The sync state expired; a full sync is required"
     )
 
     /// Whether retrying later may succeed without the user: ``offline``, ``rateLimited``, ``storageUnavailable``.
-    public var isTransient: Bool { code == .offline || code == .rateLimited || code == .storageUnavailable }
+    public var isTransient: Bool { self == .offline || self == .rateLimited || self == .storageUnavailable }
 
     /// The same kind of error with other details.
     func with(
@@ -92,69 +60,31 @@ public struct CalendarError: Error, Sendable, Equatable, CustomStringConvertible
         accountHint: Account? = nil,
         cause: (any Error)? = nil
     ) -> CalendarError {
-        CalendarError(
-            code,
-            message,
-            httpStatus: httpStatus,
-            providerReason: providerReason,
-            retryAfter: retryAfter,
-            accountHint: accountHint,
-            cause: cause
-        )
-    }
-
-    /// The message.
-    public var description: String { "CalendarError: \(message)" }
-
-    /// Errors are equal when their kinds are.
-    public static func == (lhs: CalendarError, rhs: CalendarError) -> Bool { lhs.code == rhs.code }
-
-    /// Lets `switch` and `catch` match on the kind.
-    public static func ~= (lhs: CalendarError, rhs: any Error) -> Bool {
-        (rhs as? CalendarError)?.code == lhs.code
+        var copy = self
+        copy.details = TetherErrorDetails(details.code, message, cause: cause)
+        copy.httpStatus = httpStatus
+        copy.providerReason = providerReason
+        copy.retryAfter = retryAfter
+        copy.accountHint = accountHint
+        return copy
     }
 }
 
 /// Why one event could not be read. The event is skipped and reported in the fetch result; the others load.
-public struct CalendarDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
-    enum Code: String, Sendable, Hashable {
-        case malformedEvent
-        case missingField
-        case unknownTimeZone
-        case invalidDate
-    }
+public struct CalendarDecodingError: TetherError {
+    /// The code and the message: what is wrong, in one sentence, naming the field but never its personal content.
+    public var details: TetherErrorDetails
 
-    let code: Code
-
-    /// What is wrong, in one sentence, naming the field but never its personal content.
-    public let message: String
-
-    init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
+    init(_ code: String, _ message: String) { details = TetherErrorDetails(code, message) }
 
     /// The event is not a JSON object of the documented shape.
-    public static let malformedEvent = CalendarDecodingError(.malformedEvent, "The event is malformed")
+    public static let malformedEvent = CalendarDecodingError("malformedEvent", "The event is malformed")
     /// A field every event needs (identifier, start, end) is missing.
-    public static let missingField = CalendarDecodingError(.missingField, "The event lacks a required field")
+    public static let missingField = CalendarDecodingError("missingField", "The event lacks a required field")
     /// The event's times are in a time zone this system does not know, so its instants cannot be computed.
-    public static let unknownTimeZone = CalendarDecodingError(.unknownTimeZone, "The event's time zone is unknown")
+    public static let unknownTimeZone = CalendarDecodingError("unknownTimeZone", "The event's time zone is unknown")
     /// A date or time is not in the documented form.
-    public static let invalidDate = CalendarDecodingError(.invalidDate, "The event has an invalid date")
-
-    func with(message: String) -> CalendarDecodingError { CalendarDecodingError(code, message) }
-
-    /// The message.
-    public var description: String { "CalendarDecodingError: \(message)" }
-
-    /// Errors are equal when their kinds are.
-    public static func == (lhs: CalendarDecodingError, rhs: CalendarDecodingError) -> Bool { lhs.code == rhs.code }
-
-    /// Lets `switch` and `catch` match on the kind.
-    public static func ~= (lhs: CalendarDecodingError, rhs: any Error) -> Bool {
-        (rhs as? CalendarDecodingError)?.code == lhs.code
-    }
+    public static let invalidDate = CalendarDecodingError("invalidDate", "The event has an invalid date")
 }
 
 /// An event that was left out, and why.

@@ -1,3 +1,5 @@
+import Tether
+
 /// Decodes one element of a list without failing the whole list: a malformed event is kept as its error (and
 /// its `id`, when that much can be read) so that it can be skipped and reported.
 struct Lossy<Value: Decodable>: Decodable {

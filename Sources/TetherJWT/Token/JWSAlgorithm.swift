@@ -1,4 +1,5 @@
 import JWTKit
+import Tether
 package import TetherOAuth
 
 /// The asymmetric JWS algorithms (RFC 7518 §3, RFC 8037) accepted for ID tokens.

@@ -1,4 +1,5 @@
 package import Foundation
+import Tether
 package import TetherOAuth
 
 /// The claims of a JWT as sent, before any check; every field is optional so that checks decide what is required.

@@ -11,7 +11,7 @@ public import Tether
 /// Match it like an enum: `catch let error as OAuthError where error == .stateMismatch`, or
 /// `switch error { case .transport: … }` (see "Errors" in the Tether documentation). The provider's own error code
 /// is ``errorCode``.
-public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, RefreshErrorConvertible {
+public struct OAuthError: TetherError, RefreshErrorConvertible {
     enum Code: Sendable, Hashable {
         /// The provider answered with an OAuth error body.
         case provider
@@ -37,8 +37,8 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
 
     let code: Code
 
-    /// What went wrong, in one sentence, without secrets.
-    public let message: String
+    /// The code, the message and the cause.
+    public var details: TetherErrorDetails
     /// The provider's error code, when it sent one (RFC 6749 `error`, Firebase `error.message`).
     public let errorCode: OAuthErrorCode?
     /// The provider's `error_description`, if any. Providers do not put tokens here, but treat it as text for
@@ -54,8 +54,6 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
     public let retryAfter: Duration?
     /// What a session should do about it.
     public let classification: RefreshError.Kind
-    /// The underlying error, if any.
-    public let cause: (any Error)?
 
     init(
         _ code: Code,
@@ -70,7 +68,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         cause: (any Error)? = nil
     ) {
         self.code = code
-        self.message = message
+        details = TetherErrorDetails("\(code)", message, cause: cause)
         self.classification = classification
         self.errorCode = errorCode
         self.errorDescription = errorDescription
@@ -78,7 +76,6 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         self.httpStatus = httpStatus
         self.providerDetail = providerDetail
         self.retryAfter = retryAfter
-        self.cause = cause
     }
 
     /// The provider answered with an OAuth error; see ``errorCode``.
@@ -192,15 +189,6 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         classification: .configuration
     )
 
-    /// The same kind of error with a specific message and cause.
-    /// - Parameters:
-    ///   - message: One sentence, without secrets.
-    ///   - cause: The underlying error; the current one when `nil`.
-    /// - Returns: A copy carrying the details.
-    public func with(message: String, cause: (any Error)? = nil) -> OAuthError {
-        with(message: Optional(message), cause: cause)
-    }
-
     /// The same kind of error with the details of one response.
     func with(
         message: String? = nil,
@@ -237,9 +225,6 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible, R
         case .configuration: .configuration(message)
         }
     }
-
-    /// The type and the message: `OAuthError: message`.
-    public var description: String { "OAuthError: \(message)" }
 
     /// Errors are equal when their codes are, whatever their messages and causes; two ``provider`` errors are also
     /// compared on ``errorCode`` when both have one.

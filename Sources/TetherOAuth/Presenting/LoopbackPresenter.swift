@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import Tether
 
 /// Receives the redirect on `http://127.0.0.1:<port>/<path>` and shows the page in the system browser
 /// (RFC 8252 §7.3), for Linux and macOS apps and command-line tools.

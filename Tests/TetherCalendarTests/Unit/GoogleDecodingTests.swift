@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Tether
 
 @testable import TetherCalendar
 

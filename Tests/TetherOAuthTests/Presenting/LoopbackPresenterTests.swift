@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import Testing
+import Tether
 import TetherOAuth
 import TetherTesting
 
