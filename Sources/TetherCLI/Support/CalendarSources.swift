@@ -194,17 +194,31 @@ struct CalendarSources: Sendable {
     func reportProblems(_ rows: [CalendarSourceRow]) {
         let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
         for row in rows where row.served != .fresh {
-            var line = "\(style.yellow("tether:")) '\(row.name)' is \(row.state)"
+            var line = "\(style.yellow("tether:")) '\(row.name)' \(Self.phrase(row.state))"
             if let error = row.error { line += ": \(error.hasSuffix(".") ? String(error.dropLast()) : error)" }
             switch row.served {
             case .cache:
-                line +=
-                    "; its events are from the cache of \(row.lastSync.map { Format.relative($0) } ?? "an earlier sync")"
+                let last = row.lastSync.map { "last synced \(Format.relative($0))" } ?? "from an earlier sync"
+                line += "; its events are shown from the cache, \(last)"
             case .standIn(let other): line += "; \(other) stands in for it"
             default: line += "; none of its events are shown"
             }
             if row.exitStatus == .needsSignIn { line += ". Run `tether login \(row.name)`" }
             workspace.terminal.err(line + ".")
+        }
+    }
+}
+
+extension CalendarSources {
+    /// A state as the verb of a sentence: "needs sign-in", "is offline".
+    static func phrase(_ state: String) -> String {
+        switch state {
+        case "needs-sign-in": "needs sign-in"
+        case "not-connected": "is not signed in"
+        case "access-denied": "may not read calendars"
+        case "api-error": "failed"
+        case "storage-unavailable": "cannot read its credentials"
+        default: "is \(state)"
         }
     }
 }
