@@ -36,34 +36,27 @@ struct CalendarEventsCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let workspace = try Workspace(global)
-        let interval = try window.window()
-        let sources = try CalendarSources(workspace: workspace)
-        try sources.requireAny()
-        let fetch = await sources.fetch(window: interval)
-        if json {
-            let document = CalendarOutput.Events(
-                sources: fetch.rows,
-                events: fetch.events.map(CalendarOutput.Event.init)
-            )
-            workspace.terminal.out(try CalendarOutput.encoder().encode(document))
-            workspace.terminal.out("")
-        } else if fetch.events.isEmpty {
-            workspace.terminal.out(
-                "No events from \(Format.iso8601(interval.start) ?? "") to \(Format.iso8601(interval.end) ?? "")."
-            )
-        } else {
-            let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            let lines = CalendarOutput.days(
-                fetch.events,
-                rows: fetch.rows,
-                window: interval,
-                timeZone: .current,
-                style: style
-            )
-            for line in lines { workspace.terminal.out(line) }
+        try await CalendarSources.fetchAndShow(global, window: window) { fetch, interval, workspace in
+            if json {
+                let events = fetch.events.map(CalendarOutput.Event.init)
+                let document = CalendarOutput.Events(sources: fetch.rows, events: events)
+                workspace.terminal.out(try CalendarOutput.encoder().encode(document))
+                workspace.terminal.out("")
+            } else if fetch.events.isEmpty {
+                workspace.terminal.out(
+                    "No events from \(Format.iso8601(interval.start) ?? "") to \(Format.iso8601(interval.end) ?? "")."
+                )
+            } else {
+                let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
+                let lines = CalendarOutput.days(
+                    fetch.events,
+                    rows: fetch.rows,
+                    window: interval,
+                    timeZone: .current,
+                    style: style
+                )
+                for line in lines { workspace.terminal.out(line) }
+            }
         }
-        sources.reportProblems(fetch.rows)
-        if fetch.status != .success { throw ExitCode(fetch.status.rawValue) }
     }
 }

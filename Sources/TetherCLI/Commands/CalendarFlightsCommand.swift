@@ -73,26 +73,21 @@ struct FlightsCommand: AsyncParsableCommand {
     }
 
     func runOnSources() async throws {
-        let workspace = try Workspace(global)
-        let interval = try window.window()
-        let sources = try CalendarSources(workspace: workspace)
-        try sources.requireAny()
-        let fetch = await sources.fetch(window: interval)
-        let flights = CalendarOutput.flights(in: fetch.events)
-        if json {
-            workspace.terminal.out(try CalendarOutput.encoder().encode(flights))
-            workspace.terminal.out("")
-        } else if flights.isEmpty {
-            workspace.terminal.out(
-                "No flights from \(Format.iso8601(interval.start) ?? "") to \(Format.iso8601(interval.end) ?? "")."
-            )
-        } else {
-            let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            for line in CalendarOutput.flightTable(flights, timeZone: .current, style: style) {
-                workspace.terminal.out(line)
+        try await CalendarSources.fetchAndShow(global, window: window) { fetch, interval, workspace in
+            let flights = CalendarOutput.flights(in: fetch.events)
+            if json {
+                workspace.terminal.out(try CalendarOutput.encoder().encode(flights))
+                workspace.terminal.out("")
+            } else if flights.isEmpty {
+                workspace.terminal.out(
+                    "No flights from \(Format.iso8601(interval.start) ?? "") to \(Format.iso8601(interval.end) ?? "")."
+                )
+            } else {
+                let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
+                for line in CalendarOutput.flightTable(flights, timeZone: .current, style: style) {
+                    workspace.terminal.out(line)
+                }
             }
         }
-        sources.reportProblems(fetch.rows)
-        if fetch.status != .success { throw ExitCode(fetch.status.rawValue) }
     }
 }

@@ -173,13 +173,7 @@ struct LoginCommand: AsyncParsableCommand {
             issuer: configuration.issuer
         )
         let client = try workspace.client(for: configuration)
-        let session = Session(
-            id: ConnectionID(name),
-            store: workspace.store,
-            refresher: client,
-            revoker: client,
-            logger: workspace.logger
-        )
+        let session = workspace.session(name, client: client)
         // Only the stored record is read: no refresh starts that this short-lived process could cut off.
         let hint = Self.accountHint(await session.status)
 

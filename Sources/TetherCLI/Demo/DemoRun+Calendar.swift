@@ -56,13 +56,7 @@ extension DemoRun {
             api == .google ? "https://www.googleapis.com/auth/calendar.readonly" : "Calendars.Read",
         ]
         let client = try workspace.client(for: calendarConfiguration)
-        let session = Session(
-            id: ConnectionID(name),
-            store: workspace.store,
-            refresher: client,
-            revoker: client,
-            logger: workspace.logger
-        )
+        let session = workspace.session(name, client: client)
         let result = try await client.signIn(using: presenter(username: user.name, password: user.password))
         guard let account = result.account else { throw Failure("no account for \(name)") }
         try await session.signIn(account: account, tokens: result.tokens)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Tether
 import TetherCalendar
@@ -41,15 +42,14 @@ struct CalendarSources: Sendable {
     }
 
     /// The session of a profile, its record read (no network), or the row that says why it cannot be opened.
-    func open(_ profile: Profile) async -> Result<Session, CalendarSourceRow.Failure> {
+    func open(_ profile: Profile) async -> Result<Session, CLIFailure> {
         do {
             let session = try await workspace.session(for: profile)
             // Reading the record is enough for the status; no refresh starts here.
             _ = try? await session.connection()
             return .success(session)
         } catch {
-            let failure = CLIFailure.from(error, connection: profile.name)
-            return .failure(CalendarSourceRow.Failure(failure: failure))
+            return .failure(CLIFailure.from(error, connection: profile.name))
         }
     }
 
@@ -150,7 +150,7 @@ struct CalendarSources: Sendable {
     /// used for a source that does not load) and records each source's outcome for `tether calendar sources`.
     func fetch(window: DateInterval) async -> Fetch {
         var sources: [any CalendarSource] = []
-        var failures: [String: CalendarSourceRow.Failure] = [:]
+        var failures: [String: CLIFailure] = [:]
         for profile in profiles {
             switch await open(profile) {
             case .success(let session): sources.append(source(profile, session: session))
@@ -170,6 +170,24 @@ struct CalendarSources: Sendable {
         }
         record(rows)
         return Fetch(rows: rows, events: result.events)
+    }
+
+    /// What `tether calendar events` and `flights` do around their output: fetch every source for the window of
+    /// `window`, let `show` print, name on standard error each source that did not load, and exit with the
+    /// fetch's status.
+    static func fetchAndShow(
+        _ global: GlobalOptions,
+        window: CalendarWindowOptions,
+        show: (Fetch, DateInterval, Workspace) throws -> Void
+    ) async throws {
+        let workspace = try Workspace(global)
+        let interval = try window.window()
+        let sources = try CalendarSources(workspace: workspace)
+        try sources.requireAny()
+        let fetch = await sources.fetch(window: interval)
+        try show(fetch, interval, workspace)
+        sources.reportProblems(fetch.rows)
+        if fetch.status != .success { throw ExitCode(fetch.status.rawValue) }
     }
 
     /// Keeps the outcome of each source's last fetch: removed when it loaded, its state and error when not.
@@ -233,11 +251,6 @@ struct CalendarStatusEntry: Codable, Sendable {
 
 /// One calendar source as `tether calendar sources` and `tether calendar events --json` show it. No token, ever.
 struct CalendarSourceRow: Sendable, Encodable {
-    /// Why a source's connection could not be opened (a damaged record, a wrong vault key, a bad profile).
-    struct Failure: Error, Sendable {
-        let failure: CLIFailure
-    }
-
     var name: String
     var api: CalendarAPI
     var state: String
@@ -250,38 +263,25 @@ struct CalendarSourceRow: Sendable, Encodable {
     /// The exit status this source alone calls for.
     var exitStatus: ExitStatus = .success
 
-    init(
-        name: String,
-        api: CalendarAPI,
-        state: String,
-        account: String?,
-        lastSync: Date?,
-        stale: Bool,
-        error: String?
-    ) {
-        self.name = name
-        self.api = api
-        self.state = state
-        self.account = account
-        self.lastSync = lastSync
-        self.stale = stale
-        self.error = error
-    }
+}
 
-    init(name: String, api: CalendarAPI, failure: Failure) {
+extension CalendarSourceRow {
+    /// A source whose connection could not be opened: a damaged record, a wrong vault key, a bad profile.
+    init(name: String, api: CalendarAPI, failure: CLIFailure) {
         self.init(
             name: name,
             api: api,
-            state: failure.failure.status == .configuration ? "misconfigured" : "storage-unavailable",
+            state: failure.status == .configuration ? "misconfigured" : "storage-unavailable",
             account: nil,
             lastSync: nil,
             stale: true,
-            error: failure.failure.message
+            error: failure.message,
+            served: CalendarSourceReport.Served.nothing,
+            exitStatus: failure.status == .configuration ? .configuration : .failure
         )
-        served = CalendarSourceReport.Served.nothing
-        exitStatus = failure.failure.status == .configuration ? .configuration : .failure
     }
 
+    /// A source as a fetch reported it.
     init(name: String, api: CalendarAPI, report: CalendarSourceReport) {
         self.init(
             name: name,
@@ -352,14 +352,8 @@ struct CalendarSourceRow: Sendable, Encodable {
     }
 
     func cells(style: Style) -> [String] {
-        let coloured: String
-        switch state {
-        case "connected": coloured = style.green(state)
-        case "refreshing", "offline": coloured = style.yellow(state)
-        default: coloured = style.red(state)
-        }
-        return [
-            name, api.rawValue, account ?? "—", coloured, lastSync.map { Format.relative($0) } ?? "never",
+        [
+            name, api.rawValue, account ?? "—", style.state(state), lastSync.map { Format.relative($0) } ?? "never",
             stale ? "stale" : "fresh", String((error ?? "—").prefix(80)),
         ]
     }

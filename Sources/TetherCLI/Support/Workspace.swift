@@ -148,15 +148,12 @@ struct Workspace: Sendable {
         if let sealed = profile.sealedClientSecret {
             configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
         }
-        let client = try self.client(for: configuration)
-        let session = Session(
-            id: ConnectionID(profile.name),
-            store: store,
-            refresher: client,
-            revoker: client,
-            logger: logger
-        )
-        return session
+        return session(profile.name, client: try self.client(for: configuration))
+    }
+
+    /// The session of the connection `name` in the vault, refreshed and revoked with `client`.
+    func session(_ name: String, client: OAuthClient) -> Session {
+        Session(id: ConnectionID(name), store: store, refresher: client, revoker: client, logger: logger)
     }
 }
 
