@@ -144,6 +144,14 @@ struct CalendarCommandTests {
         #expect(flights.status == 3)
         #expect(flights.stdout.contains("UA857"), "the cached flight is still found")
         try await cli.expectNoTokens(in: [events.result, status.result, flights], earlier: earlier)
+
+        // Forgetting a connection removes its cached events; signing out alone keeps them.
+        let cache = cli.home.appendingPathComponent("calendar-cache")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).count == 2)
+        #expect(try await cli.run(["logout", "grace-outlook"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).count == 2)
+        #expect(try await cli.run(["logout", "ada-google", "--forget"]).status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).count == 1)
     }
 
     @Test func aRateLimitOrAStoppedProviderExitsFourWithTheCachedEvents() async throws {

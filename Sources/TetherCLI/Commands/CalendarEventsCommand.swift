@@ -24,7 +24,7 @@ struct CalendarEventsCommand: AsyncParsableCommand {
             EXAMPLES
               tether calendar events
               tether calendar events --from 2026-11-23 --to 2026-11-24
-              tether calendar events --json | jq -r '.events[] | select(.allDay | not) | .title'
+              tether calendar events --json | jq -r '.events[].title'
             """
     )
 
