@@ -26,6 +26,7 @@ struct TetherCommand: AsyncParsableCommand {
               tether token              print a valid access token
               tether request http://127.0.0.1:8123/userinfo
               tether status             every connection and its state
+              tether calendar events    a week of events from every calendar source
               tether logout --all       revoke and delete every connection's tokens
 
               curl -H "Authorization: Bearer $(tether token)" \\
@@ -38,6 +39,8 @@ struct TetherCommand: AsyncParsableCommand {
               records/           the encrypted vault: tokens and account
               vault.key          the vault key, unless TETHER_VAULT_KEY is set
               status.json        the last error of each connection
+              calendar-cache/    each calendar source's last good events, sealed
+              calendar-status.json  how each calendar source's last fetch failed
 
             ENVIRONMENT
               TETHER_HOME        where the files above live

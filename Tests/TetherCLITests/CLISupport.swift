@@ -185,14 +185,15 @@ struct CLI: Sendable {
         try await loginWithDeviceCode(["login", "dev", "--issuer", issuer, "--device", "--name", name])
     }
 
-    /// Runs a `tether login … --device` command line, approving its code at the verification page.
-    func loginWithDeviceCode(_ arguments: [String]) async throws -> Result {
+    /// Runs a `tether login … --device` command line, approving its code at the verification page as `browser`'s
+    /// user (ada by default).
+    func loginWithDeviceCode(_ arguments: [String], as browser: FormBrowser = FormBrowser()) async throws -> Result {
         let running = try launch(arguments)
         let codeLine = try await running.waitForErrorLine(timeout: .seconds(30)) { $0.contains("enter the code") }
         let code = try #require(codeLine.split(separator: " ").last.map(String.init))
         // What a person does: open the verification page with the code, sign in, allow.
         let page = try #require(URL(string: provider.url("/device").absoluteString + "?user_code=\(code)"))
-        let (_, answer) = try await FormBrowser().submit(page, extraFields: ["user_code": code])
+        let (_, answer) = try await browser.submit(page, extraFields: ["user_code": code])
         #expect(answer.contains("Device connected"), "the verification page answered: \(answer.prefix(300))")
         return try await running.finish(timeout: .seconds(30))
     }

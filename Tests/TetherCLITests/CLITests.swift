@@ -264,6 +264,10 @@ struct CLITests {
         #expect(demo.stdout.contains("Every step behaved as expected"))
         #expect(demo.stdout.contains("needs sign-in"))
         #expect(demo.stdout.contains("offline"))
+        // The calendar step: two sources load; the revoked one shows its cached events, stale, the other loads.
+        #expect(demo.stdout.contains("from ada-google (Google Calendar API)"))
+        #expect(demo.stdout.contains("grace-outlook needs sign-in and shows"))
+        #expect(demo.stdout.contains("ada-google loads fresh"))
     }
 
     func send(_ method: HTTPRequest.Method, _ url: URL, bearer: String) async throws -> (status: Int, body: Data) {

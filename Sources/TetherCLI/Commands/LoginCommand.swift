@@ -17,6 +17,11 @@ struct LoginCommand: AsyncParsableCommand {
             OpenID Connect server give --issuer; its discovery document supplies the endpoints, and the endpoint \
             options add or override them (many servers leave the revocation and device endpoints out).
 
+            --calendar makes the connection a calendar source for `tether calendar`, read with the Google Calendar \
+            API or Microsoft Graph; it is implied for the google and microsoft presets when a calendar scope is \
+            granted. The API's base URL is the real service's, the development provider's own for dev, or \
+            --calendar-api (https, or plain http to 127.0.0.1, localhost or ::1).
+
             The connection's settings go to $TETHER_HOME/connections.json (a client secret only sealed with the \
             vault key); its tokens to the encrypted vault. `tether login NAME` signs in again to a saved \
             connection with its settings; options given then replace them.
@@ -30,6 +35,8 @@ struct LoginCommand: AsyncParsableCommand {
                   --scope https://www.googleapis.com/auth/calendar.readonly
               tether login microsoft --tenant consumers \\
                   --client-id 00000000-0000-0000-0000-000000000000
+              tether login dev --name work --calendar microsoft \\
+                  --scope "openid email offline_access Calendars.Read"
               tether login --issuer https://login.example.com \\
                   --client-id cli --name work \\
                   --revocation-endpoint https://login.example.com/oauth/revoke
@@ -83,6 +90,23 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "Supply or override the device authorization endpoint (RFC 8628).")
     var deviceAuthorizationEndpoint: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Make the connection a calendar source read with this API: google or microsoft.",
+            valueName: "api"
+        )
+    )
+    var calendar: CalendarAPI?
+
+    @Option(
+        name: .customLong("calendar-api"),
+        help: ArgumentHelp(
+            "The calendar API's base URL. Default: the service's, or the development provider's for dev.",
+            valueName: "url"
+        )
+    )
+    var calendarAPI: String?
+
     @Flag(help: "Sign in with a device code instead of the browser (for machines without one).")
     var device = false
 
@@ -118,6 +142,16 @@ struct LoginCommand: AsyncParsableCommand {
         let name = try setup.connectionName()
         let existing = try workspace.profiles.profile(named: name)
         let choice = try setup.choice(existing: existing)
+        // A calendar setting only carries over to a connection of the same provider.
+        let existingCalendar = existing?.preset == choice.storedName ? existing?.calendar : nil
+        // A bad --calendar-api is a usage error before any network.
+        _ = try CalendarSetting.resolve(
+            api: calendar,
+            apiURL: calendarAPI,
+            existing: existingCalendar,
+            preset: nil,
+            issuer: nil
+        )
         // A record that cannot be read is never signed over: say so before anyone signs in.
         do {
             _ = try await workspace.store.read(ConnectionID(name))
@@ -130,14 +164,16 @@ struct LoginCommand: AsyncParsableCommand {
             openSecret: { try workspace.openSecret($0, connection: $1) },
             transport: workspace.transport
         )
-        let client = try workspace.client(for: configuration)
-        let session = Session(
-            id: ConnectionID(name),
-            store: workspace.store,
-            refresher: client,
-            revoker: client,
-            logger: workspace.logger
+        let preset: ProviderPreset? = if case .preset(let preset) = choice { preset } else { nil }
+        let calendarSetting = try CalendarSetting.resolve(
+            api: calendar,
+            apiURL: calendarAPI,
+            existing: existingCalendar,
+            preset: preset,
+            issuer: configuration.issuer
         )
+        let client = try workspace.client(for: configuration)
+        let session = workspace.session(name, client: client)
         // Only the stored record is read: no refresh starts that this short-lived process could cut off.
         let hint = Self.accountHint(await session.status)
 
@@ -162,10 +198,24 @@ struct LoginCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure.from(error, connection: name)
         }
+        let impliedAPI = CalendarSetting.implied(
+            preset: preset,
+            scopes: result.tokens.scopes ?? configuration.scopes
+        )
+        let calendarSource =
+            calendarSetting
+            ?? impliedAPI.map { CalendarSetting(api: $0, baseURL: nil) }
         try workspace.profiles.save(
-            Profile(name: name, preset: choice.storedName, provider: configuration, sealedClientSecret: sealedSecret)
+            Profile(
+                name: name,
+                preset: choice.storedName,
+                provider: configuration,
+                sealedClientSecret: sealedSecret,
+                calendar: calendarSource
+            )
         )
         workspace.statusFile.clear(name)
+        CalendarSources.statusFile(home: workspace.home).remove(name)
 
         let shown = account.maskedDisplayIdentifier ?? account.providerID
         if json {
@@ -184,6 +234,11 @@ struct LoginCommand: AsyncParsableCommand {
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
             workspace.terminal.err("\(style.green("✔")) Signed in to '\(name)' as \(shown).")
+            if let calendarSource {
+                workspace.terminal.err(
+                    "  A calendar source (\(calendarSource.api.rawValue), \(calendarSource.baseURL.absoluteString)): see `tether calendar events`."
+                )
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tether
+import TetherCalendar
 
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +11,8 @@ struct LogoutCommand: AsyncParsableCommand {
             Revokes the refresh and access tokens at the provider when it has a revocation endpoint (a provider \
             that cannot be reached does not stop the sign-out), then deletes the connection's record — tokens and \
             account — from the vault. The connection's settings stay in connections.json, so \
-            `tether login NAME` signs in again with them; --forget removes them too. Running it twice is fine.
+            `tether login NAME` signs in again with them; --forget removes them too, with the connection's cached \
+            calendar events. Running it twice is fine.
 
             EXAMPLES
               tether logout
@@ -25,7 +27,7 @@ struct LogoutCommand: AsyncParsableCommand {
     @Flag(help: "Sign out of every connection.")
     var all = false
 
-    @Flag(help: "Also remove the connection's settings from connections.json.")
+    @Flag(help: "Also remove the connection's settings from connections.json, and its cached calendar events.")
     var forget = false
 
     @OptionGroup var global: GlobalOptions
@@ -77,7 +79,12 @@ struct LogoutCommand: AsyncParsableCommand {
             try await workspace.store.delete(id)
         }
         workspace.statusFile.clear(name)
-        if forget { try workspace.profiles.remove(named: name) }
+        if forget {
+            try workspace.profiles.remove(named: name)
+            // Cached events are personal data: a forgotten connection leaves none behind.
+            try? CalendarCache(vault: workspace.store).remove(CalendarSourceID(name))
+            CalendarSources.statusFile(home: workspace.home).remove(name)
+        }
         workspace.terminal.err("Signed out of '\(name)'\(forget ? " and forgot its settings" : "").")
     }
 }

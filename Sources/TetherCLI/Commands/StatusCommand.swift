@@ -188,12 +188,6 @@ struct StatusRow: Encodable {
     }
 
     func cells(style: Style) -> [String] {
-        let coloured: String
-        switch state {
-        case "connected": coloured = style.green(state)
-        case "refreshing", "offline": coloured = style.yellow(state)
-        default: coloured = style.red(state)
-        }
         let expires: String
         if let expiresAt {
             expires = expiresAt > Date() ? Format.relative(expiresAt) : "expired (refreshes on use)"
@@ -202,7 +196,7 @@ struct StatusRow: Encodable {
         }
         let error = lastError ?? detail ?? "—"
         return [
-            name, provider ?? "—", account ?? "—", coloured, expires,
+            name, provider ?? "—", account ?? "—", style.state(state), expires,
             lastRefresh.map { Format.relative($0) } ?? "—", String(error.prefix(80)),
         ]
     }

@@ -23,6 +23,9 @@ struct DemoCommand: AsyncParsableCommand {
               6. the grant is revoked: needs sign-in, with the account as hint
               7. sign in again with the hint
               8. sign out: revoked at the provider, nothing left in the vault
+              9. two calendar sources (Google Calendar API for ada, Microsoft Graph for grace)
+                 load; grace's grant is revoked: that source needs sign-in and shows its
+                 cached events, marked stale, while ada's keeps loading
 
             Exits 0 when every step behaved as expected; otherwise 1, naming the step that failed.
 
@@ -123,7 +126,7 @@ struct DemoRun: Sendable {
             configuration: Session.Configuration(retry: Session.RetryPolicy(initialDelay: .milliseconds(200))),
             logger: workspace.logger
         )
-        let steps = steps(session: session, client: client)
+        let steps = steps(session: session, client: client) + [calendarStep(configuration)]
         var watcher: Task<Void, Never>?
         defer { watcher?.cancel() }
         for (index, step) in steps.enumerated() {
@@ -250,10 +253,13 @@ struct DemoRun: Sendable {
         ]
     }
 
-    /// A "browser" that signs in as ada at the provider's page and follows the redirect to the loopback listener.
-    func presenter() -> LoopbackPresenter {
+    /// A "browser" that signs in as ada (or another user) at the provider's page and follows the redirect to the
+    /// loopback listener.
+    func presenter(username: String = "ada", password: String = "lovelace") -> LoopbackPresenter {
         let transport = workspace.transport
-        let agent = DevProvider.SignInAgent { request, body in try await transport.send(request, body: body) }
+        let agent = DevProvider.SignInAgent(username: username, password: password) { request, body in
+            try await transport.send(request, body: body)
+        }
         let timeline = timeline
         let browser = BrowserLauncher { url in
             Task {
@@ -292,8 +298,8 @@ struct DemoRun: Sendable {
         process.terminationHandler = { _ in finished.continuation.finish() }
         try process.run()
         let pid = process.processIdentifier
-        async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
-        async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
+        async let out = Self.readToEnd(stdout)
+        async let err = Self.readToEnd(stderr)
         for await _ in finished.stream {}
         let output = Output(
             status: process.terminationStatus,
@@ -306,6 +312,17 @@ struct DemoRun: Sendable {
             "`tether \(arguments.joined(separator: " "))` exited \(output.status), not \(expected): \(output.stderr)"
         )
         return output
+    }
+}
+
+@available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
+extension DemoRun {
+    /// Reads a pipe to its end on a thread of its own: a blocking read on the concurrency pool's few threads
+    /// would starve the provider, which answers the child process from this one.
+    static func readToEnd(_ pipe: Pipe) async -> Data {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: pipe.fileHandleForReading.readDataToEndOfFile()) }
+        }
     }
 }
 

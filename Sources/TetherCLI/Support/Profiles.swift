@@ -14,6 +14,9 @@ struct Profile: Sendable, Codable {
     var provider: ProviderConfiguration
     /// A confidential client's secret, sealed with the vault key (AES-GCM, bound to the connection's name).
     var sealedClientSecret: String?
+    /// What makes the connection a calendar source (`tether login … --calendar`); `nil` for none, and in profiles
+    /// written before calendars existed.
+    var calendar: CalendarSetting? = nil
 }
 
 /// `$TETHER_HOME/connections.json`: the profiles, written atomically, readable by people.

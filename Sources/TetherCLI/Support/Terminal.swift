@@ -50,6 +50,15 @@ struct Style: Sendable {
     func bold(_ text: String) -> String { wrap(text, "1") }
     func dim(_ text: String) -> String { wrap(text, "2") }
 
+    /// A connection's state: green when connected, yellow while refreshing or offline, red otherwise.
+    func state(_ state: String) -> String {
+        switch state {
+        case "connected": green(state)
+        case "refreshing", "offline": yellow(state)
+        default: red(state)
+        }
+    }
+
     private func wrap(_ text: String, _ code: String) -> String {
         enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }

@@ -148,32 +148,55 @@ struct Workspace: Sendable {
         if let sealed = profile.sealedClientSecret {
             configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
         }
-        let client = try self.client(for: configuration)
-        let session = Session(
-            id: ConnectionID(profile.name),
-            store: store,
-            refresher: client,
-            revoker: client,
-            logger: logger
-        )
-        return session
+        return session(profile.name, client: try self.client(for: configuration))
+    }
+
+    /// The session of the connection `name` in the vault, refreshed and revoked with `client`.
+    func session(_ name: String, client: OAuthClient) -> Session {
+        Session(id: ConnectionID(name), store: store, refresher: client, revoker: client, logger: logger)
     }
 }
 
 /// `$TETHER_HOME/status.json`: the last error of each connection, for `tether status`. It holds messages only,
 /// which never contain a secret.
 struct StatusFile: Sendable {
-    let url: URL
-    let home: URL
-
-    init(home: URL) {
-        self.home = home
-        url = home.appendingPathComponent("status.json")
-    }
-
     struct Entry: Codable, Sendable {
         var lastError: String
         var at: Date
+    }
+
+    let file: EntryFile<Entry>
+
+    init(home: URL) {
+        file = EntryFile(home: home, fileName: "status.json")
+    }
+
+    var url: URL { file.url }
+
+    func load() -> [String: Entry] { file.load() }
+
+    /// Records a failure of a connection.
+    func record(_ message: String, for name: String) {
+        file.update { $0[name] = Entry(lastError: message, at: Date()) }
+    }
+
+    /// Forgets the last error of a connection after a success; writes nothing when there was none.
+    func clear(_ name: String) {
+        file.remove(name)
+    }
+}
+
+/// A small JSON object in `$TETHER_HOME` with one entry per connection name, changed under a lock across
+/// processes and replaced atomically. A file that does not read counts as empty.
+struct EntryFile<Entry: Codable & Sendable>: Sendable {
+    let url: URL
+    let home: URL
+    private let lockName: String
+
+    init(home: URL, fileName: String) {
+        self.home = home
+        url = home.appendingPathComponent(fileName)
+        lockName = fileName + ".lock"
     }
 
     func load() -> [String: Entry] {
@@ -183,20 +206,20 @@ struct StatusFile: Sendable {
         return (try? decoder.decode([String: Entry].self, from: data)) ?? [:]
     }
 
-    /// Records a failure of a connection.
-    func record(_ message: String, for name: String) {
-        FileLock.withLock(home: home, name: "status.json.lock") {
+    /// Changes the entries under the lock and writes them back.
+    func update(_ change: (inout [String: Entry]) -> Void) {
+        FileLock.withLock(home: home, name: lockName) {
             var entries = load()
-            entries[name] = Entry(lastError: message, at: Date())
+            change(&entries)
             write(entries)
         }
     }
 
-    /// Forgets the last error of a connection after a success; writes nothing when there was none.
-    func clear(_ name: String) {
-        // Most successes have nothing to clear: look before taking the lock.
+    /// Removes the entry of `name`; writes nothing when there is none.
+    func remove(_ name: String) {
+        // Most calls have nothing to remove: look before taking the lock.
         guard load()[name] != nil else { return }
-        FileLock.withLock(home: home, name: "status.json.lock") {
+        FileLock.withLock(home: home, name: lockName) {
             var entries = load()
             guard entries.removeValue(forKey: name) != nil else { return }
             write(entries)

@@ -1,0 +1,164 @@
+import Foundation
+import TetherCalendar
+
+/// How `tether calendar events` and `tether calendar flights` print events: JSON for scripts, a table per day for
+/// people.
+enum CalendarOutput {
+    static func encoder(includesAccount: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.userInfo[CalendarSourceRow.includesAccount] = includesAccount
+        return encoder
+    }
+
+    /// An event's start and end as printed: ISO 8601 instants, or dates (`YYYY-MM-DD`, the end exclusive) for an
+    /// all-day event.
+    static func times(_ event: CalendarEvent) -> (start: String, end: String) {
+        switch event.timing {
+        case .timed(let start, let end): (Format.iso8601(start) ?? "", Format.iso8601(end) ?? "")
+        case .allDay(let first, let end): (first.description, end.description)
+        }
+    }
+
+    /// One event of `tether calendar events --json`.
+    struct Event: Encodable {
+        let event: CalendarEvent
+
+        enum CodingKeys: String, CodingKey {
+            case source, calendar, id, title, start, end, allDay, timeZone, status, location
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            let (start, end) = CalendarOutput.times(event)
+            try container.encode(event.source.rawValue, forKey: .source)
+            try container.encode(event.calendarID, forKey: .calendar)
+            try container.encode(event.id, forKey: .id)
+            try container.encode(event.title, forKey: .title)
+            try container.encode(start, forKey: .start)
+            try container.encode(end, forKey: .end)
+            try container.encode(event.isAllDay, forKey: .allDay)
+            try container.encode(event.timeZone?.identifier, forKey: .timeZone)
+            try container.encode(event.status.rawValue, forKey: .status)
+            try container.encode(event.location, forKey: .location)
+        }
+    }
+
+    /// `tether calendar events --json`: one object with the sources and the events.
+    struct Events: Encodable {
+        let sources: [CalendarSourceRow]
+        let events: [Event]
+    }
+
+    /// One flight of `tether calendar flights --json`: the event, and the detection in the shape `--input` prints.
+    struct Flight: Encodable {
+        let event: CalendarEvent
+        let detection: FlightDetector.Report
+
+        enum CodingKeys: String, CodingKey {
+            case event, detection
+        }
+
+        enum EventKeys: String, CodingKey {
+            case source, id, title, start, end
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            var nested = container.nestedContainer(keyedBy: EventKeys.self, forKey: .event)
+            let (start, end) = CalendarOutput.times(event)
+            try nested.encode(event.source.rawValue, forKey: .source)
+            try nested.encode(event.id, forKey: .id)
+            try nested.encode(event.title, forKey: .title)
+            try nested.encode(start, forKey: .start)
+            try nested.encode(end, forKey: .end)
+            try container.encode(detection, forKey: .detection)
+        }
+    }
+
+    /// The flights among `events`: the detector on each event that takes place, the flights kept, in order.
+    static func flights(in events: [CalendarEvent]) -> [Flight] {
+        let detector = FlightDetector()
+        return events.compactMap { event in
+            guard event.status != .cancelled else { return nil }
+            let detection = detector.detect(FlightDetector.Event(event))
+            return detection.isFlight ? Flight(event: event, detection: FlightDetector.Report(detection)) : nil
+        }
+    }
+
+    // MARK: - For people
+
+    static func formatter(_ format: String, _ timeZone: TimeZone) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = timeZone
+        formatter.dateFormat = format
+        return formatter
+    }
+
+    /// A heading per day, then a table of that day's events: time, title, place, source and calendar. Events of a
+    /// source that did not load fresh are marked `(cached)`.
+    static func days(
+        _ events: [CalendarEvent],
+        rows: [CalendarSourceRow],
+        window: DateInterval,
+        timeZone: TimeZone,
+        style: Style
+    ) -> [String] {
+        let stale = Set(rows.filter { $0.served != .fresh }.map(\.name))
+        let heading = formatter("EEEE d MMMM yyyy", timeZone)
+        let time = formatter("HH:mm", timeZone)
+        let dayAndTime = formatter("EEE HH:mm", timeZone)
+        var days: [(day: CalendarDay, events: [CalendarEvent])] = []
+        for event in events {
+            let day = CalendarDay(max(event.interval(in: timeZone).start, window.start), in: timeZone)
+            if days.last?.day == day {
+                days[days.count - 1].events.append(event)
+            } else {
+                days.append((day, [event]))
+            }
+        }
+        var lines: [String] = []
+        for (day, dayEvents) in days {
+            if !lines.isEmpty { lines.append("") }
+            lines.append(style.bold(heading.string(from: day.start(in: timeZone))))
+            let table = dayEvents.map { event -> [String] in
+                let when: String
+                switch event.timing {
+                case .allDay:
+                    when = "all day"
+                case .timed(let start, let end):
+                    let sameDay = CalendarDay(start, in: timeZone) == CalendarDay(end, in: timeZone)
+                    when = time.string(from: start) + "–" + (sameDay ? time : dayAndTime).string(from: end)
+                }
+                var title = event.title.isEmpty ? "(no title)" : event.title
+                if event.status != .confirmed { title += " (\(event.status.rawValue))" }
+                let source =
+                    "\(event.source) · \(event.calendarName ?? event.calendarID)"
+                    + (stale.contains(event.source.rawValue) ? " (cached)" : "")
+                let cells = ["  " + when, title, event.location ?? "", source]
+                return event.status == .cancelled ? cells.map(style.dim) : cells
+            }
+            lines += Format.table(table)
+        }
+        return lines
+    }
+
+    /// A table of flights: date, flight number, route, departure and arrival, title, source.
+    static func flightTable(_ flights: [Flight], timeZone: TimeZone, style: Style) -> [String] {
+        let day = formatter("EEE d MMM", timeZone)
+        let dayAndTime = formatter("EEE d MMM HH:mm", timeZone)
+        var table = [["DATE", "FLIGHT", "ROUTE", "DEPARTS", "ARRIVES", "TITLE", "SOURCE"].map(style.bold)]
+        for flight in flights {
+            let start = flight.event.interval(in: timeZone).start
+            let route = "\(flight.detection.from?.iataCode ?? "?") → \(flight.detection.to?.iataCode ?? "?")"
+            table.append([
+                day.string(from: flight.detection.departure ?? start), flight.detection.flightNumber ?? "—", route,
+                flight.detection.departure.map(dayAndTime.string) ?? "—",
+                flight.detection.arrival.map(dayAndTime.string) ?? "—", flight.event.title,
+                flight.event.source.rawValue,
+            ])
+        }
+        return Format.table(table)
+    }
+}

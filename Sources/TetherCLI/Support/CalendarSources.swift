@@ -1,0 +1,360 @@
+import ArgumentParser
+import Foundation
+import Tether
+import TetherCalendar
+
+/// The calendar sources of the saved connections (those with a ``CalendarSetting``), opened the way
+/// `tether status` opens connections: each from its profile and its vault record.
+struct CalendarSources: Sendable {
+    let workspace: Workspace
+    let profiles: [Profile]
+    let statusFile: EntryFile<CalendarStatusEntry>
+
+    init(workspace: Workspace) throws {
+        self.workspace = workspace
+        profiles = try workspace.profiles.load().filter { $0.calendar != nil }
+        statusFile = Self.statusFile(home: workspace.home)
+    }
+
+    /// `$TETHER_HOME/calendar-status.json`: how the last fetch of each source went, when it did not load.
+    static func statusFile(home: URL) -> EntryFile<CalendarStatusEntry> {
+        EntryFile(home: home, fileName: "calendar-status.json")
+    }
+
+    /// Stops with exit status 3 when no connection is a calendar source.
+    func requireAny() throws {
+        guard profiles.isEmpty else { return }
+        throw CLIFailure(
+            .needsSignIn,
+            "No connection is a calendar source",
+            fix: "Sign in with `tether login PROVIDER --calendar google` (or microsoft); see `tether login --help`"
+        )
+    }
+
+    /// The offline cache beside the vault; `nil` (and a note on standard error) when its folder cannot be made.
+    func cache() -> CalendarCache? {
+        do {
+            return try CalendarCache(vault: workspace.store)
+        } catch {
+            workspace.terminal.err("tether: the calendar cache is not available (\(error)); nothing is cached.")
+            return nil
+        }
+    }
+
+    /// The session of a profile, its record read (no network), or the row that says why it cannot be opened.
+    func open(_ profile: Profile) async -> Result<Session, CLIFailure> {
+        do {
+            let session = try await workspace.session(for: profile)
+            // Reading the record is enough for the status; no refresh starts here.
+            _ = try? await session.connection()
+            return .success(session)
+        } catch {
+            return .failure(CLIFailure.from(error, connection: profile.name))
+        }
+    }
+
+    /// The library's source for a profile's session.
+    func source(_ profile: Profile, session: Session) -> any CalendarSource {
+        let setting = profile.calendar ?? CalendarSetting(api: .google)
+        let id = CalendarSourceID(profile.name)
+        switch setting.api {
+        case .google:
+            return GoogleCalendarClient(
+                session: session,
+                transport: workspace.transport,
+                id: id,
+                configuration: GoogleCalendarClient.Configuration(baseURL: setting.baseURL),
+                logger: workspace.logger
+            )
+        case .microsoft:
+            return GraphCalendarClient(
+                session: session,
+                transport: workspace.transport,
+                id: id,
+                configuration: GraphCalendarClient.Configuration(baseURL: setting.baseURL),
+                logger: workspace.logger
+            )
+        }
+    }
+
+    // MARK: - Without network
+
+    /// Each source as the vault, the cache and the last fetch left it; nothing is sent to a provider.
+    func rows() async -> [CalendarSourceRow] {
+        let cache = cache()
+        let recorded = statusFile.load()
+        var rows: [CalendarSourceRow] = []
+        for profile in profiles {
+            let api = profile.calendar?.api ?? .google
+            let session: Session
+            switch await open(profile) {
+            case .failure(let failure):
+                rows.append(CalendarSourceRow(name: profile.name, api: api, failure: failure))
+                continue
+            case .success(let opened):
+                session = opened
+            }
+            let connection = await session.status
+            let access = CalendarSourceStatus(connection)
+            var cacheError: String?
+            var lastSync: Date?
+            do {
+                lastSync = try cache?.load(CalendarSourceID(profile.name))?.lastSuccessfulSync
+            } catch {
+                cacheError = (error as? CalendarCacheError)?.message ?? "The calendar cache could not be read"
+            }
+            let record = try? await session.connection()
+            let account = access.account ?? record?.account
+            var row = CalendarSourceRow(
+                name: profile.name,
+                api: api,
+                state: CalendarSourceRow.state(access.kind),
+                account: account.map { $0.maskedDisplayIdentifier ?? $0.providerID },
+                lastSync: lastSync,
+                stale: true,
+                error: CalendarSourceRow.reason(access)
+            )
+            // A sign-in that needs the user says what to do; otherwise the last fetch says how it went.
+            let signInDecides: Set<CalendarSourceStatus.Kind> = [
+                .needsSignIn, .notConnected, .storageUnavailable, .misconfigured, .accessDenied,
+            ]
+            if !signInDecides.contains(access.kind), let last = recorded[profile.name] {
+                row.state = last.state
+                row.error = last.error
+            }
+            row.error = row.error ?? cacheError
+            row.stale =
+                lastSync == nil || recorded[profile.name] != nil || !["connected", "refreshing"].contains(row.state)
+            rows.append(row)
+        }
+        return rows
+    }
+
+    // MARK: - Fetching
+
+    /// What a fetch across every source gave: a row per source, the events served, and the exit status.
+    struct Fetch: Sendable {
+        var rows: [CalendarSourceRow]
+        var events: [CalendarEvent]
+
+        /// 3 when a source needs sign-in; else 5, 1 or 4 for the worst failure (4: served from the cache, or a
+        /// transient failure); 0 when every source loaded fresh.
+        var status: ExitStatus {
+            let statuses = Set(rows.map(\.exitStatus))
+            let order: [ExitStatus] = [.needsSignIn, .configuration, .failure, .unavailable]
+            return order.first(where: statuses.contains) ?? .success
+        }
+    }
+
+    /// Syncs every source through ``TetherCalendar/CalendarConnections`` (tokens refreshed as needed, the cache
+    /// used for a source that does not load) and records each source's outcome for `tether calendar sources`.
+    func fetch(window: DateInterval) async -> Fetch {
+        var sources: [any CalendarSource] = []
+        var failures: [String: CLIFailure] = [:]
+        for profile in profiles {
+            switch await open(profile) {
+            case .success(let session): sources.append(source(profile, session: session))
+            case .failure(let failure): failures[profile.name] = failure
+            }
+        }
+        let connections = CalendarConnections(sources: sources, cache: cache(), logger: workspace.logger)
+        let result = await connections.fetch(window: window)
+        var rows: [CalendarSourceRow] = []
+        for profile in profiles {
+            let api = profile.calendar?.api ?? .google
+            if let failure = failures[profile.name] {
+                rows.append(CalendarSourceRow(name: profile.name, api: api, failure: failure))
+            } else if let report = result.report(for: CalendarSourceID(profile.name)) {
+                rows.append(CalendarSourceRow(name: profile.name, api: api, report: report))
+            }
+        }
+        record(rows)
+        return Fetch(rows: rows, events: result.events)
+    }
+
+    /// What `tether calendar events` and `flights` do around their output: fetch every source for the window of
+    /// `window`, let `show` print, name on standard error each source that did not load, and exit with the
+    /// fetch's status.
+    static func fetchAndShow(
+        _ global: GlobalOptions,
+        window: CalendarWindowOptions,
+        show: (Fetch, DateInterval, Workspace) throws -> Void
+    ) async throws {
+        let workspace = try Workspace(global)
+        let interval = try window.window()
+        let sources = try CalendarSources(workspace: workspace)
+        try sources.requireAny()
+        let fetch = await sources.fetch(window: interval)
+        try show(fetch, interval, workspace)
+        sources.reportProblems(fetch.rows)
+        if fetch.status != .success { throw ExitCode(fetch.status.rawValue) }
+    }
+
+    /// Keeps the outcome of each source's last fetch: removed when it loaded, its state and error when not.
+    private func record(_ rows: [CalendarSourceRow]) {
+        guard rows.contains(where: { $0.served != .fresh }) || !statusFile.load().isEmpty else { return }
+        statusFile.update { entries in
+            for row in rows {
+                if row.served == .fresh {
+                    entries[row.name] = nil
+                } else {
+                    entries[row.name] = CalendarStatusEntry(
+                        state: row.state,
+                        error: row.error,
+                        since: entries[row.name]?.since ?? Date()
+                    )
+                }
+            }
+        }
+    }
+
+    /// One line on standard error per source that did not load fresh: what happened and what is shown instead.
+    func reportProblems(_ rows: [CalendarSourceRow]) {
+        let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
+        for row in rows where row.served != .fresh {
+            var line = "\(style.yellow("tether:")) '\(row.name)' \(Self.phrase(row.state))"
+            if let error = row.error { line += ": \(error.hasSuffix(".") ? String(error.dropLast()) : error)" }
+            switch row.served {
+            case .cache:
+                let last = row.lastSync.map { "last synced \(Format.relative($0))" } ?? "from an earlier sync"
+                line += "; its events are shown from the cache, \(last)"
+            case .standIn(let other): line += "; \(other) stands in for it"
+            default: line += "; none of its events are shown"
+            }
+            if row.exitStatus == .needsSignIn { line += ". Run `tether login \(row.name)`" }
+            workspace.terminal.err(line + ".")
+        }
+    }
+}
+
+extension CalendarSources {
+    /// A state as the verb of a sentence: "needs sign-in", "is offline".
+    static func phrase(_ state: String) -> String {
+        switch state {
+        case "needs-sign-in": "needs sign-in"
+        case "not-connected": "is not signed in"
+        case "access-denied": "may not read calendars"
+        case "api-error": "failed"
+        case "storage-unavailable": "cannot read its credentials"
+        default: "is \(state)"
+        }
+    }
+}
+
+/// What the last fetch of a source left when it did not load: kept in `$TETHER_HOME/calendar-status.json` for
+/// `tether calendar sources`. Messages only, never a secret.
+struct CalendarStatusEntry: Codable, Sendable {
+    var state: String
+    var error: String?
+    var since: Date
+}
+
+/// One calendar source as `tether calendar sources` and `tether calendar events --json` show it. No token, ever.
+struct CalendarSourceRow: Sendable, Encodable {
+    var name: String
+    var api: CalendarAPI
+    var state: String
+    var account: String?
+    var lastSync: Date?
+    var stale: Bool
+    var error: String?
+    /// Where the events shown came from, after a fetch.
+    var served: CalendarSourceReport.Served?
+    /// The exit status this source alone calls for.
+    var exitStatus: ExitStatus = .success
+
+}
+
+extension CalendarSourceRow {
+    /// A source whose connection could not be opened: a damaged record, a wrong vault key, a bad profile.
+    init(name: String, api: CalendarAPI, failure: CLIFailure) {
+        self.init(
+            name: name,
+            api: api,
+            state: failure.status == .configuration ? "misconfigured" : "storage-unavailable",
+            account: nil,
+            lastSync: nil,
+            stale: true,
+            error: failure.message,
+            served: CalendarSourceReport.Served.nothing,
+            exitStatus: failure.status == .configuration ? .configuration : .failure
+        )
+    }
+
+    /// A source as a fetch reported it.
+    init(name: String, api: CalendarAPI, report: CalendarSourceReport) {
+        self.init(
+            name: name,
+            api: api,
+            state: Self.state(report.status.kind),
+            account: report.status.account.map { $0.maskedDisplayIdentifier ?? $0.providerID },
+            lastSync: report.lastSuccessfulSync,
+            stale: report.isStale,
+            error: report.error?.message ?? (report.served == .fresh ? nil : Self.reason(report.status))
+        )
+        served = report.served
+        switch report.status.kind {
+        case .needsSignIn, .notConnected: exitStatus = .needsSignIn
+        case _ where report.served == .fresh: exitStatus = .success
+        case _ where report.served != .nothing || report.error?.isTransient == true: exitStatus = .unavailable
+        case .offline, .refreshing: exitStatus = .unavailable
+        case .misconfigured: exitStatus = .configuration
+        default: exitStatus = .failure
+        }
+    }
+
+    /// The state's name, as `tether status` spells its states.
+    static func state(_ kind: CalendarSourceStatus.Kind) -> String {
+        switch kind {
+        case .connected: "connected"
+        case .refreshing: "refreshing"
+        case .offline: "offline"
+        case .needsSignIn: "needs-sign-in"
+        case .notConnected: "not-connected"
+        case .storageUnavailable: "storage-unavailable"
+        case .accessDenied: "access-denied"
+        case .apiError: "api-error"
+        case .misconfigured: "misconfigured"
+        }
+    }
+
+    /// Why a source is not connected, in one sentence; `nil` when it is.
+    static func reason(_ status: CalendarSourceStatus) -> String? {
+        switch status {
+        case .connected, .refreshing: nil
+        case .offline(_, let reason), .needsSignIn(_, let reason), .storageUnavailable(let reason),
+            .accessDenied(let reason), .apiError(let reason, _):
+            reason
+        case .notConnected: "not signed in"
+        case .misconfigured(let problem): problem
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, api, state, account, lastSync, stale, error
+    }
+
+    /// Whether ``encode(to:)`` writes the account: `tether calendar sources` shows it, the sources of
+    /// `tether calendar events --json` do not.
+    static let includesAccount = CodingUserInfoKey(rawValue: "tether.calendar.includesAccount")!
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(api, forKey: .api)
+        try container.encode(state, forKey: .state)
+        if encoder.userInfo[Self.includesAccount] as? Bool == true {
+            try container.encode(account, forKey: .account)
+        }
+        try container.encode(Format.iso8601(lastSync), forKey: .lastSync)
+        try container.encode(stale, forKey: .stale)
+        try container.encode(error, forKey: .error)
+    }
+
+    func cells(style: Style) -> [String] {
+        [
+            name, api.rawValue, account ?? "—", style.state(state), lastSync.map { Format.relative($0) } ?? "never",
+            stale ? "stale" : "fresh", String((error ?? "—").prefix(80)),
+        ]
+    }
+}
