@@ -1,12 +1,5 @@
 public import Foundation
 public import Tether
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Keeps each source's last good events, selected calendars, sync cursors and last successful sync on disk,
 /// sealed with a vault's key, so that a launch without network shows them at once.
 ///
@@ -65,7 +58,7 @@ public final class CalendarCache: Sendable {
     public init(directory: URL, vault: VaultStore) throws {
         self.directory = directory
         self.vault = vault
-        try CacheFiles.makePrivateDirectory(directory.path)
+        try Self.files { try Self.makePrivateDirectories(directory.path) }
     }
 
     /// A cache in the vault's folder: `<vault>/calendar-cache`.
@@ -102,7 +95,7 @@ public final class CalendarCache: Sendable {
     ///   untouched.
     public func load(_ source: CalendarSourceID) throws -> Entry? {
         let path = fileURL(for: source).path
-        guard let data = try CacheFiles.readFile(path) else { return nil }
+        guard let data = try Self.files({ try VaultFiles.readFile(path) }) else { return nil }
         return try open(data, source: source)
     }
 
@@ -152,7 +145,9 @@ public final class CalendarCache: Sendable {
     ///   `io`.
     public func save(_ entry: Entry) throws {
         let path = fileURL(for: entry.source).path
-        if let existing = try CacheFiles.readFile(path) { _ = try open(existing, source: entry.source) }
+        if let existing = try Self.files({ try VaultFiles.readFile(path) }) {
+            _ = try open(existing, source: entry.source)
+        }
         let context = Self.context(entry.source)
         let file: File
         do {
@@ -177,7 +172,7 @@ public final class CalendarCache: Sendable {
                 cause: error
             )
         }
-        try CacheFiles.replace(path, with: data, directory: directory.path)
+        try Self.files { try VaultFiles.replaceFile(path, with: data, directory: directory.path) }
     }
 
     /// Deletes the cached state of `source`, whatever it holds. Deleting nothing is not an error.
@@ -185,88 +180,26 @@ public final class CalendarCache: Sendable {
     /// - Throws: ``CalendarCacheError/io``.
     public func remove(_ source: CalendarSourceID) throws {
         let path = fileURL(for: source).path
-        if unlink(path) != 0, errno != ENOENT { throw CacheFiles.failure("delete", path) }
+        _ = try Self.files { try VaultFiles.remove(path) }
     }
 }
 
-/// POSIX file handling for the cache: private modes, atomic replacement.
-enum CacheFiles {
-    static func failure(_ operation: String, _ path: String, code: Int32 = errno) -> CalendarCacheError {
-        CalendarCacheError.io.with(
-            message: "Could not \(operation) \(path): \(String(cString: strerror(code)))",
-            cause: POSIXErrorCode(rawValue: code).map { POSIXError($0) }
-        )
-    }
-
-    static func makePrivateDirectory(_ path: String) throws {
-        if mkdir(path, 0o700) != 0 {
-            let code = errno
-            if code == ENOENT {
-                try makePrivateDirectory((path as NSString).deletingLastPathComponent)
-                return try makePrivateDirectory(path)
-            }
-            guard code == EEXIST else { throw failure("create the folder", path, code: code) }
-            return
-        }
-        guard chmod(path, 0o700) == 0 else { throw failure("restrict the permissions of", path) }
-    }
-
-    static func readFile(_ path: String) throws -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw failure("open", path, code: code)
-        }
-        defer { close(fd) }
-        var result = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return result }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("read", path)
-            }
-            result.append(contentsOf: buffer[0..<count])
-        }
-    }
-
-    static func replace(_ path: String, with data: Data, directory: String) throws {
-        let temporary = path + ".tmp-\(UUID().uuidString)"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw failure("create", temporary) }
-        var isOpen = true
+extension CalendarCache {
+    /// Runs the vault's file operations, reporting their failures as ``CalendarCacheError/io``.
+    fileprivate static func files<Result>(_ body: () throws -> Result) throws -> Result {
         do {
-            guard fchmod(fd, 0o600) == 0 else { throw failure("restrict the permissions of", temporary) }
-            try data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw failure("write", temporary)
-                    }
-                    offset += written
-                }
-            }
-            guard fsync(fd) == 0 else { throw failure("flush", temporary) }
-            isOpen = false
-            guard close(fd) == 0 else { throw failure("close", temporary) }
-        } catch {
-            if isOpen { close(fd) }
-            unlink(temporary)
-            throw error
+            return try body()
+        } catch let error as CredentialStoreError {
+            throw CalendarCacheError.io.with(message: error.message, cause: error.cause)
         }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw failure("replace", path, code: code)
+    }
+
+    /// Creates `path` and any missing parents, each private (mode 0700).
+    fileprivate static func makePrivateDirectories(_ path: String) throws {
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, !FileManager.default.fileExists(atPath: parent) {
+            try makePrivateDirectories(parent)
         }
-        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD >= 0 {
-            _ = fsync(directoryFD)
-            close(directoryFD)
-        }
+        try VaultFiles.makePrivateDirectory(path)
     }
 }

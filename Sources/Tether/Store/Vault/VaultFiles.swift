@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -6,10 +6,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Thin, throwing wrappers over the POSIX calls a ``VaultStore`` makes. Every failure becomes
-/// ``CredentialStoreError/io`` with the operation, the path and the `errno` text; paths hold no secrets (record
-/// files are named after connection identifiers).
-enum VaultFiles {
+/// Thin, throwing wrappers over the POSIX calls a ``VaultStore`` makes, and that the package's other private files
+/// (the calendar cache) share. Every failure becomes ``CredentialStoreError/io`` with the operation, the path and
+/// the `errno` text; paths hold no secrets (record files are named after connection identifiers).
+package enum VaultFiles {
     static let fileMode: mode_t = 0o600
     static let directoryMode: mode_t = 0o700
 
@@ -22,7 +22,7 @@ enum VaultFiles {
     }
 
     /// Creates a directory with mode 0700, or tightens an existing one that is looser.
-    static func makePrivateDirectory(_ path: String) throws {
+    package static func makePrivateDirectory(_ path: String) throws {
         if mkdir(path, directoryMode) != 0 {
             let code = errno
             guard code == EEXIST else { throw failure("create the folder", path, code: code) }
@@ -40,7 +40,7 @@ enum VaultFiles {
 
     /// Reads a whole file.
     /// - Returns: The bytes, or `nil` when the file does not exist.
-    static func readFile(_ path: String) throws -> Data? {
+    package static func readFile(_ path: String) throws -> Data? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -111,7 +111,7 @@ enum VaultFiles {
     /// Removes a file.
     /// - Returns: Whether a file was removed (`false` when it did not exist).
     @discardableResult
-    static func remove(_ path: String) throws -> Bool {
+    package static func remove(_ path: String) throws -> Bool {
         if unlink(path) == 0 { return true }
         let code = errno
         if code == ENOENT { return false }
@@ -168,5 +168,19 @@ enum VaultFiles {
     /// A random suffix for temporary file names.
     static func randomSuffix() -> String {
         String(UInt64.random(in: .min ... .max), radix: 16)
+    }
+
+    /// Replaces the file at `path` with `data` atomically: writes a new private file beside it, flushes it, moves it
+    /// over `path` and flushes the folder. A reader sees the old bytes or the new ones, never a mix.
+    package static func replaceFile(_ path: String, with data: Data, directory: String) throws {
+        let temporary = path + ".tmp-" + randomSuffix()
+        try writeNewFile(temporary, data)
+        do {
+            try replace(temporary, with: path)
+        } catch {
+            _ = try? remove(temporary)
+            throw error
+        }
+        try syncDirectory(directory)
     }
 }
