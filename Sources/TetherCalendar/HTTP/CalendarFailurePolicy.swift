@@ -114,11 +114,14 @@ enum CalendarFailurePolicy {
             return .syncStateExpired
         }
         if reasons.contains(where: googleRateLimitReasons.contains) { return .rateLimited }
-        switch status {
-        case 429: return .rateLimited
-        case 503 where response?.retryAfter != nil: return .rateLimited
-        case 500, 502, 503, 504: return .offline
-        default: return .api
+        // The statuses mean what they mean everywhere in Tether; a 503 is a rate limit only when the service says
+        // when to come back (Graph's throttling, https://learn.microsoft.com/graph/throttling), else an outage.
+        var fields = HTTPFields()
+        if let retryAfter = response?.retryAfter { fields[.retryAfter] = "\(retryAfter.components.seconds)" }
+        switch RetryPolicy.classify(HTTPResponse(status: .init(code: status), headerFields: fields)) {
+        case .throttled(let retryAfter) where status == 429 || retryAfter != nil: return .rateLimited
+        case .throttled, .transient: return .offline
+        case .permanent: return .api
         }
     }
 

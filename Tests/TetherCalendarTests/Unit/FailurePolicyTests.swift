@@ -68,6 +68,19 @@ struct FailurePolicyTests {
         #expect(!CalendarFailurePolicy.isRetriable(noNetwork))
     }
 
+    /// The statuses follow the package's one retry policy: what it calls throttled or transient is retried here
+    /// too, what it calls permanent is an API error.
+    @Test(arguments: [
+        (408, CalendarError.offline), (429, .rateLimited), (500, .offline), (501, .offline), (502, .offline),
+        (504, .offline), (400, .api), (404, .api), (409, .api), (422, .api),
+    ])
+    func statusesMeanWhatTheRetryPolicySays(status: Int, expected: CalendarError) throws {
+        let error = try Self.classify(AuthorizedClientError.server, Self.response(status, ""))
+        #expect(error == expected)
+        #expect(error.httpStatus == status)
+        #expect(CalendarFailurePolicy.isRetriable(error) == (expected != .api))
+    }
+
     @Test func sessionFailuresKeepTheirMeaning() throws {
         #expect(try Self.classify(SessionError.needsSignIn, nil) == .needsSignIn)
         #expect(try Self.classify(SessionError.notConnected, nil) == .needsSignIn)
