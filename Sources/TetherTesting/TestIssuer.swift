@@ -163,6 +163,13 @@ public final class TestIssuer: TokenRefresher, TokenRevoker, Sendable {
         return try mutate { state in (state.accessTokens[token.revealedValue]).map { $0 > now } ?? false }
     }
 
+    /// Whether the issuer issued `token`, whether or not it has expired since.
+    /// - Parameter token: An access token.
+    /// - Returns: `true` when the token is one of the issuer's.
+    public func issued(_ token: AccessToken) throws -> Bool {
+        try mutate { state in state.accessTokens[token.revealedValue] != nil }
+    }
+
     /// What the issuer did so far.
     public func counters() throws -> Counters { try mutate { $0.counters } }
 

@@ -19,6 +19,7 @@ struct CrossProcessRefreshTests {
             Connection(id: "shared", account: account, tokens: try issuer.signInTokens(subject: "user-1"))
         )
 
+        let started = ContinuousClock.now
         let probes = try (0..<4).map { _ in
             try ProbeProcess.launch(
                 ["refresh-loop", fixture.directory.path, stateFile.path, "shared", "\(seconds)", "\(lifetimeMillis)"],
@@ -32,14 +33,18 @@ struct CrossProcessRefreshTests {
             #expect(probe.process.terminationStatus == 0, "a process ended without a token the issuer accepts")
         }
 
+        // The processes start and stop at different moments on a busy machine, so tokens are needed for longer
+        // than each process's own `seconds`.
+        let span = (ContinuousClock.now - started) / .seconds(1)
         let counters = try issuer.counters()
         #expect(counters.reuseDetections == 0)
         #expect(counters.failedRefreshes == 0)
-        // A 1 s token is refreshed 0.25 s before expiry, once for all four processes: about every 0.75 s.
-        let expected = seconds / 0.75
-        #expect(Double(counters.refreshes) >= expected - 2, "refreshes: \(counters.refreshes)")
-        #expect(Double(counters.refreshes) <= expected + 2, "refreshes: \(counters.refreshes)")
+        // A 1 s token is refreshed 0.25 s before expiry, once for all four processes: about every 0.75 s. Four
+        // processes refreshing on their own would need four times as many.
+        #expect(Double(counters.refreshes) >= seconds / 0.75 - 2, "refreshes: \(counters.refreshes)")
+        #expect(Double(counters.refreshes) <= span / 0.75 + 2, "refreshes: \(counters.refreshes) in \(span) s")
         let stored = try #require(try await store.read("shared"))
-        #expect(try issuer.accepts(try #require(stored.tokens.accessToken)))
+        // The stored token is one the issuer issued; it may have expired since the processes stopped.
+        #expect(try issuer.issued(try #require(stored.tokens.accessToken)))
     }
 }
