@@ -44,6 +44,13 @@ struct AuthorizedClientEndToEndTests {
         return session
     }
 
+    /// A client on a newly signed-in session, and the transport under it that records what it sends.
+    static func countingClient(_ harness: ProviderHarness) async throws -> (AuthorizedClient, CountingTransport) {
+        let counting = CountingTransport(harness.transport)
+        let session = try await signedIn(harness)
+        return (AuthorizedClient(session: session, transport: counting, clock: harness.clock), counting)
+    }
+
     static func get(_ base: URL, _ path: String) -> HTTPRequest {
         HTTPRequest(method: .get, url: base.appendingPathComponent(path))
     }
@@ -145,12 +152,7 @@ struct AuthorizedClientEndToEndTests {
     @Test func insufficientScopeIsForbiddenNamingTheScopeWithoutRetry() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let counting = CountingTransport(harness.transport)
-        let client = AuthorizedClient(
-            session: try await Self.signedIn(harness),
-            transport: counting,
-            clock: harness.clock
-        )
+        let (client, counting) = try await Self.countingClient(harness)
 
         do {
             _ = try await client.send(Self.get(harness.running.issuer, "resource/admin"))
@@ -167,12 +169,7 @@ struct AuthorizedClientEndToEndTests {
     @Test func aRateLimitedGetWaitsForRetryAfterThenSucceeds() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let counting = CountingTransport(harness.transport)
-        let client = AuthorizedClient(
-            session: try await Self.signedIn(harness),
-            transport: counting,
-            clock: harness.clock
-        )
+        let (client, counting) = try await Self.countingClient(harness)
         await harness.running.admin.rateLimitNext(1, requestsTo: .resource, retryAfterSeconds: 7)
 
         let call = Task { try await client.send(Self.get(harness.running.issuer, "resource")) }

@@ -80,6 +80,15 @@ extension ProviderState {
         record.grantID = grant.id
         self.codes[code] = record
         self.count(.codesExchanged)
+        return try self.issueFirstTokens(grant: grant, client: client)
+    }
+
+    /// The tokens of a new grant (a redeemed code or an approved device code): an access token, an ID token when
+    /// `openid` was granted, and a refresh token when the client may have one.
+    private func issueFirstTokens(
+        grant: Grant,
+        client: DevProvider.ClientRegistration
+    ) throws(OAuthProblem) -> TokenIssue {
         let refreshToken =
             self.issuesRefreshToken(for: grant.scopes, client: client) ? self.newRefreshToken(for: grant) : nil
         do {
@@ -254,13 +263,7 @@ extension ProviderState {
                 nonce: nil,
                 authTime: authTime
             )
-            let refreshToken =
-                self.issuesRefreshToken(for: grant.scopes, client: client) ? self.newRefreshToken(for: grant) : nil
-            do {
-                return try self.issue(grant: grant, refreshToken: refreshToken, isRefresh: false)
-            } catch {
-                throw .invalidRequest("Token signing failed.")
-            }
+            return try self.issueFirstTokens(grant: grant, client: client)
         case .pending:
             defer { self.deviceAuthorizations[deviceCode] = record }
             if let lastPoll = record.lastPoll, now.timeIntervalSince(lastPoll) < record.interval {
