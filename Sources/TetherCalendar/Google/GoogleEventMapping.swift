@@ -17,29 +17,10 @@ enum GoogleEventMapping {
         calendar: CalendarInfo
     ) -> ([Item], [SkippedEvent]) {
         let zone = page.timeZone.flatMap(TimeZone.init(identifier:))
-        var items: [Item] = []
-        var skipped: [SkippedEvent] = []
-        items.reserveCapacity(page.items?.count ?? 0)
-        for element in page.items ?? [] {
-            do {
-                let wire = try element.result.get()
-                items.append(try item(wire, source: source, calendar: calendar, calendarTimeZone: zone))
-            } catch let error as CalendarDecodingError {
-                skipped.append(
-                    SkippedEvent(source: source, calendarID: calendar.id, eventID: element.id, reason: error)
-                )
-            } catch {
-                skipped.append(
-                    SkippedEvent(
-                        source: source,
-                        calendarID: calendar.id,
-                        eventID: element.id,
-                        reason: Lossy<GoogleWire.Event>.describe(error)
-                    )
-                )
-            }
+        return Lossy.map(page.items ?? [], source: source, calendarID: calendar.id) {
+            wire throws(CalendarDecodingError) in
+            try item(wire, source: source, calendar: calendar, calendarTimeZone: zone)
         }
-        return (items, skipped)
     }
 
     static func item(

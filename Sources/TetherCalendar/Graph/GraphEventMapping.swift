@@ -27,29 +27,9 @@ enum GraphEventMapping {
         source: CalendarSourceID,
         calendar: CalendarInfo
     ) -> ([Item], [SkippedEvent]) {
-        var items: [Item] = []
-        var skipped: [SkippedEvent] = []
-        items.reserveCapacity(page.value?.count ?? 0)
-        for element in page.value ?? [] {
-            do {
-                let wire = try element.result.get()
-                items.append(try item(wire, source: source, calendar: calendar))
-            } catch let error as CalendarDecodingError {
-                skipped.append(
-                    SkippedEvent(source: source, calendarID: calendar.id, eventID: element.id, reason: error)
-                )
-            } catch {
-                skipped.append(
-                    SkippedEvent(
-                        source: source,
-                        calendarID: calendar.id,
-                        eventID: element.id,
-                        reason: Lossy<GraphWire.Event>.describe(error)
-                    )
-                )
-            }
+        Lossy.map(page.value ?? [], source: source, calendarID: calendar.id) { wire throws(CalendarDecodingError) in
+            try item(wire, source: source, calendar: calendar)
         }
-        return (items, skipped)
     }
 
     static func item(

@@ -17,6 +17,34 @@ struct Lossy<Value: Decodable>: Decodable {
         id = try? decoder.container(keyedBy: Keys.self).decodeIfPresent(String.self, forKey: .id)
     }
 
+    /// Maps every element that decoded; the others, and those `transform` refuses, are skipped with the reason.
+    static func map<Item>(
+        _ elements: [Lossy<Value>],
+        source: CalendarSourceID,
+        calendarID: String,
+        _ transform: (Value) throws(CalendarDecodingError) -> Item
+    ) -> ([Item], [SkippedEvent]) {
+        var items: [Item] = []
+        var skipped: [SkippedEvent] = []
+        items.reserveCapacity(elements.count)
+        for element in elements {
+            let reason: CalendarDecodingError
+            switch element.result {
+            case .success(let wire):
+                do throws(CalendarDecodingError) {
+                    items.append(try transform(wire))
+                    continue
+                } catch {
+                    reason = error
+                }
+            case .failure(let error):
+                reason = describe(error)
+            }
+            skipped.append(SkippedEvent(source: source, calendarID: calendarID, eventID: element.id, reason: reason))
+        }
+        return (items, skipped)
+    }
+
     /// What went wrong, naming the path of the field but never its value.
     static func describe(_ error: any Error) -> CalendarDecodingError {
         guard let error = error as? DecodingError else { return .malformedEvent }
