@@ -15,8 +15,9 @@ struct ProviderErrorBody: Sendable {
         guard let object = JSONValue.object(from: data) else { return nil }
         if let code = object["error"]?.string, !code.isEmpty {
             var detail = object["error_subtype"]?.string ?? object["suberror"]?.string
-            if let first = object["error_codes"]?.array?.first?.number {
-                detail = "AADSTS\(Int(first))" + (detail.map { " (\($0))" } ?? "")
+            // Microsoft's numbers are small positive integers; anything else (1e300, -1, 2.5) is not one of them.
+            if let first = object["error_codes"]?.array?.first?.number, let number = Int(exactly: first), number >= 0 {
+                detail = "AADSTS\(number)" + (detail.map { " (\($0))" } ?? "")
             }
             return ProviderErrorBody(
                 code: OAuthErrorCode(code),
