@@ -35,6 +35,16 @@ struct BadTokenResponseTests {
         "huge-string-expiry": .init(
             body: #"{"access_token":"a5","token_type":"Bearer","expires_in":"99999999999999999999999999"}"#
         ),
+        "hostile-error": .init(
+            status: .badRequest,
+            body: #"{"error":"invalid_grant\u001b[2J","error_description":"\u001b[31mrevoked\nlevel=info msg=forged"#
+                + String(repeating: "\\u001b[1m", count: 20_000) + #"","error_subtype":"\u202eevil"}"#
+        ),
+        "hostile-device": .init(
+            body:
+                #"{"device_code":"d","user_code":"\u001b[2JWDJB\nMJHT","verification_uri":"https://example.com/device","#
+                + #""expires_in":600}"#
+        ),
         "huge-error-code": .init(
             status: .badRequest,
             body: #"{"error":"invalid_grant","error_codes":[1e300],"error_description":"revoked"}"#
@@ -199,5 +209,26 @@ struct BadTokenResponseTests {
         await #expect(throws: OAuthError.invalidExpiresIn) {
             try await fixture.deviceClient("device-negative-expiry").startDeviceAuthorization()
         }
+    }
+
+    /// Provider text (error codes, descriptions, subtypes, user codes) carries no escape sequence or line break
+    /// and stays short, however long and hostile the answer.
+    @Test func providerTextIsSanitized() async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        let error = try #require(
+            await #expect(throws: OAuthError.provider) { try await fixture.refresh("hostile-error") }
+        )
+        #expect(error.errorCode?.rawValue == "invalid_grant[2J")
+        #expect(error.classification == .configuration)
+        let description = try #require(error.errorDescription)
+        #expect(description.hasPrefix("[31mrevoked level=info msg=forged[1m"))
+        #expect(description.unicodeScalars.count == 200)
+        for text in [error.message, description, error.providerDetail ?? ""] {
+            #expect(!text.contains("\u{1B}") && !text.contains("\n") && !text.contains("\u{202E}"))
+        }
+
+        let device = try await fixture.deviceClient("hostile-device").startDeviceAuthorization()
+        #expect(device.userCode == "[2JWDJB MJHT")
     }
 }

@@ -81,7 +81,7 @@ package actor KeyStore {
             if let keys = cached?.keys.keys(for: keyID) { return keys }
             logger.debug(
                 "Signing key not found; re-fetch rate-limited",
-                metadata: ["jwt.kid": "\(keyID ?? "")", "jwt.keys": "\(source)"]
+                metadata: ["jwt.kid": "\(UntrustedText.sanitized(keyID ?? ""))", "jwt.keys": "\(source)"]
             )
             throw cached == nil ? (lastFailure ?? IDTokenError.keysUnavailable) : IDTokenError.unknownKey
         } else {
@@ -96,7 +96,10 @@ package actor KeyStore {
             throw error
         }
         guard let keys = fetched.keys(for: keyID) else {
-            logger.debug("Signing key not found after fetch", metadata: ["jwt.kid": "\(keyID ?? "")"])
+            logger.debug(
+                "Signing key not found after fetch",
+                metadata: ["jwt.kid": "\(UntrustedText.sanitized(keyID ?? ""))"]
+            )
             throw IDTokenError.unknownKey
         }
         return keys

@@ -14,7 +14,7 @@ public typealias DeviceCode = Secret<DeviceCodeKind>
 
 /// What the user needs to approve a device sign-in (RFC 8628 §3.2), and what the client polls with.
 public struct DeviceAuthorization: Sendable, CustomStringConvertible {
-    /// The code the user types at ``verificationURI``.
+    /// The code the user types at ``verificationURI``, without control characters and at most 200 characters long.
     public let userCode: String
     /// Where the user goes.
     public let verificationURI: URL
@@ -62,7 +62,7 @@ extension OAuthClient {
         let interval = Self.pollingInterval(object["interval"])
         logger.debug("Started device authorization", metadata: ["oauth.grant_type": "device_code"])
         return DeviceAuthorization(
-            userCode: userCode,
+            userCode: UntrustedText.sanitized(userCode),
             verificationURI: verification,
             verificationURIComplete: object["verification_uri_complete"]?.string.flatMap(URL.init(string:)),
             expiresAt: receivedAt.addingTimeInterval(expiresIn.timeInterval),

@@ -44,7 +44,7 @@ extension OAuthClient {
         }
         guard tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
             throw OAuthError.unsupportedTokenType.with(
-                message: "The token type '\(tokenType)' is not supported (only Bearer)"
+                message: "The token type '\(UntrustedText.sanitized(tokenType))' is not supported (only Bearer)"
             )
         }
         let expiresIn = try Self.expiresIn(object["expires_in"], endpoint: endpoint)

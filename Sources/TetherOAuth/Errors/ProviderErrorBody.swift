@@ -9,6 +9,15 @@ struct ProviderErrorBody: Sendable {
     /// Google `error_subtype`, Microsoft's first `AADSTS` number or `suberror`.
     var detail: String?
 
+    /// Creates an error body from what a provider sent; every text is sanitized (``Tether/UntrustedText``), as it
+    /// ends up in messages, logs and on terminals.
+    init(code: String, description: String?, uri: String?, detail: String?) {
+        self.code = OAuthErrorCode(UntrustedText.sanitized(code))
+        self.description = UntrustedText.sanitized(description)
+        self.uri = UntrustedText.sanitized(uri)
+        self.detail = UntrustedText.sanitized(detail)
+    }
+
     /// Parses RFC 6749 §5.2 (`{"error":"…"}` with Google and Microsoft extras) and Google API / Firebase
     /// (`{"error":{"code":400,"message":"TOKEN_EXPIRED","status":"…"}}`) bodies.
     static func parse(_ data: Data) -> ProviderErrorBody? {
@@ -20,7 +29,7 @@ struct ProviderErrorBody: Sendable {
                 detail = "AADSTS\(number)" + (detail.map { " (\($0))" } ?? "")
             }
             return ProviderErrorBody(
-                code: OAuthErrorCode(code),
+                code: code,
                 description: object["error_description"]?.string,
                 uri: object["error_uri"]?.string,
                 detail: detail
@@ -30,7 +39,7 @@ struct ProviderErrorBody: Sendable {
             // Firebase puts its code first in `message`, sometimes followed by " : detail".
             let code = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
             return ProviderErrorBody(
-                code: OAuthErrorCode(code),
+                code: code,
                 description: message,
                 uri: nil,
                 detail: nested["status"]?.string

@@ -79,7 +79,7 @@ extension IDTokenClaims {
     ) throws(IDTokenError) {
         guard Self.issuerMatches(issuer, tenantID: tenantID, expectations: expectations) else {
             throw IDTokenError.wrongIssuer.with(
-                message: "The ID token's issuer '\(issuer)' is not '\(expectations.issuer)'"
+                message: "The ID token's issuer '\(UntrustedText.sanitized(issuer))' is not '\(expectations.issuer)'"
             )
         }
         let audiences = [expectations.audience] + expectations.alternativeAudiences

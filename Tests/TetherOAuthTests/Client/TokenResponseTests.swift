@@ -106,6 +106,13 @@ struct TokenResponseTests {
         #expect(tokens.expiresIn == .seconds(365 * 86_400))
     }
 
+    @Test func tokenTypeIsSanitizedInTheMessage() {
+        let error = #expect(throws: OAuthError.unsupportedTokenType) {
+            try Self.parse(#"{"access_token":"a","token_type":"\u001b]0;owned\u0007mac\nline","expires_in":60}"#)
+        }
+        #expect(error?.message == "The token type ']0;ownedmac line' is not supported (only Bearer)")
+    }
+
     @Test func unknownTokenTypeIsRejected() {
         #expect(throws: OAuthError.unsupportedTokenType) {
             try Self.parse(#"{"access_token":"a","token_type":"DPoP","expires_in":60}"#)
