@@ -9,12 +9,12 @@ loopback redirect (a URL starting with http://127.0.0.1). Exits 0 on success; ot
 one-line reason on stderr. Everything must finish within 30 seconds.
 
 Environment:
-    TETHER_BROWSER_USERNAME    user name to type (default: ada)
-    TETHER_BROWSER_PASSWORD    password to type (default: lovelace)
-    TETHER_BROWSER_DECISION    "allow" (default) or "deny"
-    TETHER_BROWSER_SCREENSHOT  if set, a PNG of the final page is saved there
-    TETHER_BROWSER_CHROMIUM    browser binary (default: /usr/bin/chromium)
-    TETHER_BROWSER_DRIVER      driver binary (default: /usr/bin/chromedriver)
+    HEADLESS_BROWSER_USERNAME    user name to type (default: ada)
+    HEADLESS_BROWSER_PASSWORD    password to type (default: lovelace)
+    HEADLESS_BROWSER_DECISION    "allow" (default) or "deny"
+    HEADLESS_BROWSER_SCREENSHOT  if set, a PNG of the final page is saved there
+    HEADLESS_BROWSER_CHROMIUM    browser binary (default: /usr/bin/chromium)
+    HEADLESS_BROWSER_DRIVER      driver binary (default: /usr/bin/chromedriver)
 
 Needs Debian's chromium and chromium-driver and the selenium package (Scripts/install-test-dependencies.sh).
 The driver path is passed explicitly so that Selenium Manager never tries to download a browser or driver.
@@ -44,14 +44,14 @@ def main(argv):
     if len(argv) < 2:
         return fail("usage: headless-browser.py URL")
     url = argv[-1]
-    username = os.environ.get("TETHER_BROWSER_USERNAME", "ada")
-    password = os.environ.get("TETHER_BROWSER_PASSWORD", "lovelace")
-    decision = os.environ.get("TETHER_BROWSER_DECISION", "allow")
+    username = os.environ.get("HEADLESS_BROWSER_USERNAME", "ada")
+    password = os.environ.get("HEADLESS_BROWSER_PASSWORD", "lovelace")
+    decision = os.environ.get("HEADLESS_BROWSER_DECISION", "allow")
     if decision not in ("allow", "deny"):
-        return fail("TETHER_BROWSER_DECISION must be allow or deny, not " + repr(decision))
-    screenshot = os.environ.get("TETHER_BROWSER_SCREENSHOT")
-    chromium = os.environ.get("TETHER_BROWSER_CHROMIUM", "/usr/bin/chromium")
-    chromedriver = os.environ.get("TETHER_BROWSER_DRIVER", "/usr/bin/chromedriver")
+        return fail("HEADLESS_BROWSER_DECISION must be allow or deny, not " + repr(decision))
+    screenshot = os.environ.get("HEADLESS_BROWSER_SCREENSHOT")
+    chromium = os.environ.get("HEADLESS_BROWSER_CHROMIUM", "/usr/bin/chromium")
+    chromedriver = os.environ.get("HEADLESS_BROWSER_DRIVER", "/usr/bin/chromedriver")
 
     try:
         from selenium import webdriver

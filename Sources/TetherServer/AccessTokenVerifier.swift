@@ -27,9 +27,13 @@ public struct VerifiedToken: Sendable, Hashable {
 /// Verifies the bearer tokens a resource server receives: Firebase ID tokens, Google ID tokens, Apple identity
 /// tokens, or any issuer's JWT access tokens (RFC 9068).
 ///
-/// Signature and claim checks are those of ``TetherJWT/JWTVerifier`` (the keys cached per
-/// `Cache-Control: max-age`, one rate-limited re-fetch for an unknown `kid`; `none` and `HS*` refused); the claims are
-/// compared with the server's clock, with ``clockSkew`` of tolerance.
+/// Signature and claim checks are those of ``TetherJWT/JWTVerifier`` (the keys fetched over `https`, or `http` to a
+/// loopback host only, and cached per `Cache-Control: max-age` for at most 24 hours; one rate-limited re-fetch for
+/// an unknown `kid`; `none` and `HS*` refused); the claims are compared with the server's clock, with ``clockSkew``
+/// of tolerance. A verifier made with ``init(keySource:issuer:alternativeIssuers:audiences:authorizedParties:acceptedTypes:extraRules:transport:clockSkew:dateSource:clock:minimumRefetchInterval:logger:)``
+/// or ``oidc(issuer:jwksURL:audience:acceptedTypes:transport:clockSkew:dateSource:clock:logger:)`` accepts only
+/// `typ` `at+jwt` by default, so an ID token is never taken for an access token; the Firebase, Google and Apple
+/// presets verify ID tokens, on purpose.
 ///
 /// ```swift
 /// let verifier = AccessTokenVerifier.firebase(projectID: "my-project", transport: AsyncHTTPClientTransport())
@@ -47,7 +51,8 @@ public struct AccessTokenVerifier: Sendable {
     public let audiences: [String]
     /// Other accepted `azp` values besides ``audiences``.
     public let authorizedParties: [String]
-    /// The accepted `typ` header values (lowercased, without `application/`); `nil` accepts any.
+    /// The accepted `typ` header values (lowercased, without `application/`); `nil` accepts any. `["at+jwt"]`
+    /// (RFC 9068 §4) unless the verifier was created otherwise; `nil` for the ID-token presets.
     public let acceptedTypes: Set<String>?
     /// The tolerance for `exp`, `iat` and `nbf`.
     public let clockSkew: Duration
@@ -74,7 +79,9 @@ public struct AccessTokenVerifier: Sendable {
     ///   - alternativeIssuers: Other accepted spellings of the issuer.
     ///   - audiences: The accepted audiences; at least one.
     ///   - authorizedParties: Other accepted `azp` values; none by default.
-    ///   - acceptedTypes: The accepted `typ` values; `nil` (the default) accepts any.
+    ///   - acceptedTypes: The accepted `typ` values: `["at+jwt"]` by default (RFC 9068 §4: `at+jwt` or
+    ///     `application/at+jwt`), so that an ID token (`typ` `JWT`) is not taken for an access token; `nil` accepts
+    ///     any, for issuers whose access tokens carry another `typ` or none.
     ///   - extraRules: Checks beyond the registered claims, such as ``TetherOAuth/ExtraClaimRules/firebase``.
     ///   - transport: How the keys are fetched.
     ///   - clockSkew: The tolerance for time claims; 60 seconds by default.
@@ -88,7 +95,7 @@ public struct AccessTokenVerifier: Sendable {
         alternativeIssuers: [String] = [],
         audiences: [String],
         authorizedParties: [String] = [],
-        acceptedTypes: Set<String>? = nil,
+        acceptedTypes: Set<String>? = ["at+jwt"],
         extraRules: ExtraClaimRules = [],
         transport: any HTTPTransport,
         clockSkew: Duration = .seconds(60),
@@ -265,6 +272,8 @@ public struct AccessTokenVerifier: Sendable {
             alternativeIssuers: provider.alternativeIssuers,
             audiences: audiences,
             authorizedParties: authorizedParties,
+            // The presets verify ID tokens, on purpose: their `typ` is `JWT` or absent.
+            acceptedTypes: nil,
             extraRules: extraRules,
             transport: common.transport,
             clockSkew: common.clockSkew,
@@ -307,6 +316,12 @@ public struct AccessTokenVerifier: Sendable {
     static func accessTokenError(for error: IDTokenError) -> AccessTokenError {
         if error == .expired {
             return AccessTokenError.expired.with(message: "The access token expired", cause: error)
+        }
+        if error == .insecureKeySource {
+            return AccessTokenError.keysUnavailable.with(
+                message: "The token could not be checked: the issuer's keys would be fetched over plain HTTP",
+                cause: error
+            )
         }
         if error == .keysUnavailable {
             return AccessTokenError.keysUnavailable.with(

@@ -221,4 +221,28 @@ struct AuthorizedClientEndToEndTests {
         #expect(response.status == .ok)
         #expect(counting.paths.count == 3)
     }
+
+    @Test func aServerMessageReachesTheErrorWithoutControlCharacters() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let hostile =
+            #"\u001b[2J\u001b]0;owned\u0007broken\nlevel=error msg=forged\u202e"#
+            + String(repeating: "x", count: 100_000)
+        let canned = try await CannedServer.start([
+            "broken": CannedServer.Answer(status: .internalServerError, body: #"{"message":"\#(hostile)"}"#)
+        ])
+        defer { Task { await canned.stop() } }
+        let client = AuthorizedClient(
+            session: try await Self.signedIn(harness),
+            transport: harness.transport,
+            clock: harness.clock
+        )
+
+        let error = await #expect(throws: AuthorizedClientError.server) {
+            try await client.send(HTTPRequest(method: .get, url: canned.base.appendingPathComponent("broken")))
+        }
+        let message = try #require(error?.serverMessage)
+        #expect(message.hasPrefix("[2J]0;ownedbroken level=error msg=forgedxxx"))
+        #expect(message.unicodeScalars.count == 200)
+    }
 }

@@ -31,7 +31,42 @@ struct BadTokenResponseTests {
             headers: [.location: "https://elsewhere.example/token"]
         ),
         "array": .init(body: "[1,2,3]"),
+        "huge-expiry": .init(body: #"{"access_token":"a4","token_type":"Bearer","expires_in":1e300}"#),
+        "huge-string-expiry": .init(
+            body: #"{"access_token":"a5","token_type":"Bearer","expires_in":"99999999999999999999999999"}"#
+        ),
+        "hostile-error": .init(
+            status: .badRequest,
+            body: #"{"error":"invalid_grant\u001b[2J","error_description":"\u001b[31mrevoked\nlevel=info msg=forged"#
+                + String(repeating: "\\u001b[1m", count: 20_000) + #"","error_subtype":"\u202eevil"}"#
+        ),
+        "hostile-device": .init(
+            body:
+                #"{"device_code":"d","user_code":"\u001b[2JWDJB\nMJHT","verification_uri":"https://example.com/device","#
+                + #""expires_in":600}"#
+        ),
+        "huge-error-code": .init(
+            status: .badRequest,
+            body: #"{"error":"invalid_grant","error_codes":[1e300],"error_description":"revoked"}"#
+        ),
+        "huge-retry-after": .init(
+            status: .serviceUnavailable,
+            body: #"{"error":"temporarily_unavailable"}"#,
+            headers: [.retryAfter: "99999999999999999999"]
+        ),
+        "device-huge": device(expiresIn: "1e300", interval: "1e300"),
+        "device-negative": device(expiresIn: "600", interval: "-1e300"),
+        "device-fractional": device(expiresIn: "600", interval: "2.25"),
+        "device-negative-expiry": device(expiresIn: "-1e300", interval: "5"),
     ]
+
+    /// A device authorization response (RFC 8628 §3.2) with the given numbers.
+    static func device(expiresIn: String, interval: String) -> CannedServer.Answer {
+        .init(
+            body: #"{"device_code":"d","user_code":"WDJB-MJHT","verification_uri":"https://example.com/device","#
+                + #""expires_in":\#(expiresIn),"interval":\#(interval)}"#
+        )
+    }
 
     struct Fixture {
         let server: CannedServer
@@ -60,6 +95,21 @@ struct BadTokenResponseTests {
                 configuration: ProviderConfiguration(
                     providerID: "canned",
                     tokenEndpoint: server.base.appendingPathComponent("token/\(name)"),
+                    clientID: "client"
+                ),
+                transport: URLSessionTransport(),
+                clock: clock,
+                dateSource: clock.dateSource,
+                logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+        }
+
+        func deviceClient(_ name: String) throws -> OAuthClient {
+            try OAuthClient(
+                configuration: ProviderConfiguration(
+                    providerID: "canned",
+                    tokenEndpoint: server.base.appendingPathComponent("token/none"),
+                    deviceAuthorizationEndpoint: server.base.appendingPathComponent("token/\(name)"),
                     clientID: "client"
                 ),
                 transport: URLSessionTransport(),
@@ -129,5 +179,56 @@ struct BadTokenResponseTests {
         defer { Task { await fixture.server.stop() } }
         #expect(try await fixture.refresh("string-expiry").expiresIn == .seconds(3600))
         #expect(try await fixture.refresh("no-expiry").expiresIn == nil)
+    }
+
+    /// Numbers no provider means (1e300, -1e300, 10^26 as a string) are cut to sane bounds or refused with a typed
+    /// error, over real HTTP, and never trap.
+    @Test func hugeNumbersAreCutOrRefusedNeverTrapped() async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        let oneYear = Duration.seconds(365 * 86_400)
+        #expect(try await fixture.refresh("huge-expiry").expiresIn == oneYear)
+        #expect(try await fixture.refresh("huge-string-expiry").expiresIn == oneYear)
+
+        let revoked = await #expect(throws: OAuthError.provider) { try await fixture.refresh("huge-error-code") }
+        #expect(revoked?.classification == .permanent(.grantRevoked))
+        #expect(revoked?.providerDetail == nil)
+
+        let throttled = await #expect(throws: OAuthError.provider) { try await fixture.refresh("huge-retry-after") }
+        #expect(throttled?.retryAfter == .seconds(86_400))
+    }
+
+    @Test func deviceIntervalsAndLifetimesAreKeptInBounds() async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        let huge = try await fixture.deviceClient("device-huge").startDeviceAuthorization()
+        #expect(huge.interval == .seconds(300))
+        #expect(huge.expiresAt == fixture.clock.date.addingTimeInterval(365 * 86_400))
+        #expect(try await fixture.deviceClient("device-negative").startDeviceAuthorization().interval == .seconds(1))
+        #expect(try await fixture.deviceClient("device-fractional").startDeviceAuthorization().interval == .seconds(3))
+        await #expect(throws: OAuthError.invalidExpiresIn) {
+            try await fixture.deviceClient("device-negative-expiry").startDeviceAuthorization()
+        }
+    }
+
+    /// Provider text (error codes, descriptions, subtypes, user codes) carries no escape sequence or line break
+    /// and stays short, however long and hostile the answer.
+    @Test func providerTextIsSanitized() async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        let error = try #require(
+            await #expect(throws: OAuthError.provider) { try await fixture.refresh("hostile-error") }
+        )
+        #expect(error.errorCode?.rawValue == "invalid_grant[2J")
+        #expect(error.classification == .configuration)
+        let description = try #require(error.errorDescription)
+        #expect(description.hasPrefix("[31mrevoked level=info msg=forged[1m"))
+        #expect(description.unicodeScalars.count == 200)
+        for text in [error.message, description, error.providerDetail ?? ""] {
+            #expect(!text.contains("\u{1B}") && !text.contains("\n") && !text.contains("\u{202E}"))
+        }
+
+        let device = try await fixture.deviceClient("hostile-device").startDeviceAuthorization()
+        #expect(device.userCode == "[2JWDJB MJHT")
     }
 }

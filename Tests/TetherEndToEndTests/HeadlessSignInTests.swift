@@ -13,9 +13,9 @@ struct HeadlessSignInTests {
     func environment(decision: String) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["BROWSER"] = "python3 '\(HeadlessBrowser.script.path)'"
-        environment["TETHER_BROWSER_USERNAME"] = "ada"
-        environment["TETHER_BROWSER_PASSWORD"] = "lovelace"
-        environment["TETHER_BROWSER_DECISION"] = decision
+        environment["HEADLESS_BROWSER_USERNAME"] = "ada"
+        environment["HEADLESS_BROWSER_PASSWORD"] = "lovelace"
+        environment["HEADLESS_BROWSER_DECISION"] = decision
         return environment
     }
 

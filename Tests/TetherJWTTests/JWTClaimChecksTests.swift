@@ -1,6 +1,7 @@
 import Foundation
 import JWTTestSupport
 import Testing
+import Tether
 import TetherJWT
 import TetherOAuth
 
@@ -21,6 +22,14 @@ struct JWTClaimChecksTests {
         // Exact comparison: no trailing slash, no case folding.
         await #expect(throws: IDTokenError.wrongIssuer) { try await validate(["iss": "https://issuer.test/"]) }
         await #expect(throws: IDTokenError.wrongIssuer) { try await validate(["iss": "https://ISSUER.test"]) }
+    }
+
+    @Test func anotherIssuerIsNamedWithoutControlCharacters() async throws {
+        // Long, but within the 64 KiB a token may have once encoded.
+        let hostile = "\u{1B}[2Jhttps://evil.test\nforged\u{202E}" + String(repeating: "x", count: 40_000)
+        let error = await #expect(throws: IDTokenError.wrongIssuer) { try await validate(["iss": hostile]) }
+        #expect(error?.message.hasPrefix("The ID token's issuer '[2Jhttps://evil.test forgedxxx") == true)
+        #expect(error?.message.hasSuffix("…' is not 'https://issuer.test'") == true)
     }
 
     @Test func acceptsGooglesLegacyIssuerThroughAlternativeIssuers() async throws {

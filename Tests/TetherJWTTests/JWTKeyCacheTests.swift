@@ -80,18 +80,42 @@ struct JWTKeyCacheTests {
         #expect(transport.requestCount == 2)
     }
 
-    @Test func honoursMaxAge() async throws {
+    /// `max-age` decides how long keys are kept, up to a day.
+    @Test(arguments: [("public, max-age=300", 300), ("max-age=99999999999999999999999", 86_400)])
+    func honoursMaxAgeUpToADay(cacheControl: String, seconds: Int64) async throws {
         let key = try await TestKey.rsa()
-        let transport = StubTransport.serving(KeyDocument(jwks(key)), cacheControl: "public, max-age=300")
+        let transport = StubTransport.serving(KeyDocument(jwks(key)), cacheControl: cacheControl)
         let clock = ManualClock()
         let validator = makeValidator(transport: transport, clock: clock)
         _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
-        clock.advance(by: .seconds(299))
+        clock.advance(by: .seconds(seconds - 1))
         _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
         #expect(transport.requestCount == 1)
         clock.advance(by: .seconds(1))
         _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
         #expect(transport.requestCount == 2)
+    }
+
+    @Test(arguments: ["http://issuer.test/keys", "http://192.168.1.10/keys", "http://[2001:db8::1]/keys"])
+    func keysOverPlainHTTPToAnotherHostAreRefused(url: String) async throws {
+        let key = try await TestKey.rsa()
+        let transport = StubTransport.serving(KeyDocument(jwks(key)))
+        let validator = makeValidator(transport: transport, source: .jwks(try #require(URL(string: url))))
+        await #expect(throws: IDTokenError.insecureKeySource) {
+            try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        }
+        #expect(transport.requestCount == 0)
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.1:8123/keys", "http://127.8.9.10/keys", "http://[::1]:80/keys", "http://localhost/k",
+    ])
+    func keysOverPlainHTTPToLoopbackAreFetched(url: String) async throws {
+        let key = try await TestKey.rsa()
+        let transport = StubTransport.serving(KeyDocument(jwks(key)))
+        let validator = makeValidator(transport: transport, source: .jwks(try #require(URL(string: url))))
+        _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        #expect(transport.requestCount == 1)
     }
 
     @Test func usesTheDefaultLifetimeWithoutMaxAge() async throws {
@@ -212,6 +236,35 @@ struct JWTKeyCacheTests {
         _ = try await validator.validate(try await key.sign(claims()), expecting: expectations())
     }
 
+    /// Real key material published for encryption (`use` `enc`), for RSA-OAEP, or as a MAC secret (`oct`) never
+    /// verifies a signature, even when a token names it and was signed with it.
+    @Test func encryptionAndMACKeysNeverVerify() async throws {
+        let good = try await TestKey.rsa()
+        let encryption = try await TestKey.rsa(Fixtures.rsaPrivateKeyB, kid: "enc-1")
+        let oaep = try await TestKey.rsa(Fixtures.rsaPrivateKeyB, kid: "oaep", alg: "RSA-OAEP")
+        let document = #"""
+            {"keys":[
+              \#(encryption.publicJWK.replacingOccurrences(of: #""use":"sig""#, with: #""use":"enc""#)),
+              \#(oaep.publicJWK),
+              {"kty":"oct","kid":"mac-1","k":"c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"},
+              \#(good.publicJWK)
+            ]}
+            """#
+        let validator = makeValidator(transport: .serving(KeyDocument(document)))
+        _ = try await validator.validate(try await good.sign(claims()), expecting: expectations())
+        let forged = [
+            try await encryption.sign(claims(), header: ["alg": "RS256", "kid": "enc-1"]),
+            try await oaep.sign(claims(), header: ["alg": "RS256", "kid": "oaep"]),
+            // Signed with a real key but naming the MAC key: the set has no key of that name.
+            try await good.sign(claims(), header: ["alg": "RS256", "kid": "mac-1"]),
+        ]
+        for token in forged {
+            await #expect(throws: IDTokenError.unknownKey) {
+                try await validator.validate(token, expecting: expectations())
+            }
+        }
+    }
+
     @Test func tokenWithoutKidUsesTheOnlyKey() async throws {
         let key = try await TestKey.rsa()
         let validator = makeValidator(transport: .serving(KeyDocument(jwks(key))))
@@ -230,6 +283,8 @@ struct JWTKeyCacheTests {
         #expect(lifetime("max-age=100", age: "30") == .seconds(70))
         #expect(lifetime("no-store") == .zero)
         #expect(lifetime("public") == nil)
+        #expect(lifetime("max-age=31536000") == .seconds(86_400))
+        #expect(lifetime("max-age=99999999999999999999999999") == .seconds(86_400))
         #expect(CacheLifetime.of(HTTPFields()) == nil)
     }
 }

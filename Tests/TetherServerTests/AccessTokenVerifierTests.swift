@@ -59,6 +59,70 @@ struct AccessTokenVerifierTests {
         await #expect(throws: AccessTokenError.invalid) { _ = try await verifier.verify(token.revealedValue) }
     }
 
+    static func generic(acceptedTypes: Set<String>?? = nil) -> (StubTransport, DateSource) -> AccessTokenVerifier {
+        { transport, dateSource in
+            if let acceptedTypes {
+                AccessTokenVerifier(
+                    keySource: .jwks(testKeysURL),
+                    issuer: testIssuer,
+                    audiences: ["https://api.test"],
+                    acceptedTypes: acceptedTypes,
+                    transport: transport,
+                    dateSource: dateSource,
+                    clock: ManualClock()
+                )
+            } else {
+                AccessTokenVerifier(
+                    keySource: .jwks(testKeysURL),
+                    issuer: testIssuer,
+                    audiences: ["https://api.test"],
+                    transport: transport,
+                    dateSource: dateSource,
+                    clock: ManualClock()
+                )
+            }
+        }
+    }
+
+    @Test func theInitializerRefusesAnIDTokenUnlessToldToAcceptAnyType() async throws {
+        let key = try await TestKey.rsa()
+        let idToken = try await key.sign(Self.accessClaims())
+        let accessToken = try await key.sign(
+            Self.accessClaims(),
+            header: ["alg": "RS256", "kid": key.kid, "typ": "application/at+jwt"]
+        )
+
+        let (byDefault, _) = Self.verifier(Self.generic(), key: key)
+        #expect(byDefault.acceptedTypes == ["at+jwt"])
+        _ = try await byDefault.verify(accessToken.revealedValue)
+        let refused = await #expect(throws: AccessTokenError.invalid) {
+            _ = try await byDefault.verify(idToken.revealedValue)
+        }
+        #expect(refused?.cause as? IDTokenError == .malformed)
+
+        let (anyType, _) = Self.verifier(Self.generic(acceptedTypes: .some(nil)), key: key)
+        #expect(try await anyType.verify(idToken.revealedValue).subject == "user-1")
+    }
+
+    @Test func keysOverPlainHTTPToAnotherHostAreNeverFetched() async throws {
+        let key = try await TestKey.rsa()
+        let transport = StubTransport.serving(KeyDocument(jwks(key)))
+        let verifier = AccessTokenVerifier.oidc(
+            issuer: testIssuer,
+            jwksURL: URL(string: "http://issuer.test/keys")!,
+            audience: "https://api.test",
+            transport: transport,
+            dateSource: .constant(fixedNow),
+            clock: ManualClock()
+        )
+        let token = try await key.sign(Self.accessClaims(), header: ["alg": "RS256", "kid": key.kid, "typ": "at+jwt"])
+        let error = await #expect(throws: AccessTokenError.keysUnavailable) {
+            _ = try await verifier.verify(token.revealedValue)
+        }
+        #expect(error?.cause as? IDTokenError == .insecureKeySource)
+        #expect(transport.requestCount == 0)
+    }
+
     @Test func anExpiredTokenIsExpiredWithinTheSkewOnly() async throws {
         let key = try await TestKey.rsa()
         let (verifier, _) = Self.verifier(Self.oidc, key: key)

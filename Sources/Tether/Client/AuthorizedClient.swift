@@ -132,7 +132,8 @@ public struct AuthorizedClient: Sendable {
                 let challenges = response.headerFields[values: .wwwAuthenticate].flatMap(AuthenticationChallenge.parse)
                 let scope = challenges.first { $0.error == "insufficient_scope" }?.scope
                 throw AuthorizedClientError.forbidden.with(
-                    message: "\(target) answered 403" + (scope.map { ": scope '\($0)' is needed" } ?? ""),
+                    message: "\(target) answered 403"
+                        + (scope.map { ": scope '\(UntrustedText.sanitized($0))' is needed" } ?? ""),
                     httpStatus: 403,
                     scope: scope,
                     serverMessage: Self.serverMessage(data)
@@ -218,13 +219,13 @@ public struct AuthorizedClient: Sendable {
     }
 
     /// A short message from a JSON error body (`message`, `error_description`, `error.message`, `error`), at
-    /// most 200 characters; never the raw body.
+    /// most 200 characters and without control characters (``UntrustedText``); never the raw body.
     static func serverMessage(_ data: Data) -> String? {
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
         let nested = (object["error"] as? [String: Any])?["message"] as? String
         let message =
             object["message"] as? String ?? object["error_description"] as? String ?? nested
             ?? object["error"] as? String
-        return message.map { String($0.prefix(200)) }
+        return UntrustedText.sanitized(message)
     }
 }

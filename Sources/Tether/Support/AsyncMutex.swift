@@ -78,7 +78,12 @@ package final class AsyncKeyedMutex: Sendable {
             }
             return acquired
         }
-        try Task.checkCancellation()
+        if Task.isCancelled {
+            // Granted but no longer wanted: hand the key on, or every later caller would wait for a holder that
+            // has gone.
+            if acquired { unlock(key) }
+            throw CancellationError()
+        }
         return acquired
     }
 

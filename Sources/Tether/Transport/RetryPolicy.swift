@@ -77,15 +77,20 @@ package enum RetryPolicy {
         error == .invalidRequest || error == .responseTooLarge ? .permanent : .transient(retryAfter: nil)
     }
 
-    /// `Retry-After` as a delay, when it is in seconds (RFC 9110 §10.2.3); `nil` when absent, negative, or an
-    /// HTTP date.
+    /// The longest delay taken from `Retry-After`: one day. A longer one is cut to it, so that no date computed
+    /// from it can overflow.
+    package static let maximumRetryAfter: Duration = .seconds(86_400)
+
+    /// `Retry-After` as a delay, when it is in seconds (RFC 9110 §10.2.3), at most ``maximumRetryAfter``; `nil`
+    /// when absent, negative, or an HTTP date.
     /// - Parameter fields: The response's header fields.
     /// - Returns: The delay, if any.
     package static func retryAfter(_ fields: HTTPFields) -> Duration? {
         guard let value = fields[.retryAfter]?.trimmingCharacters(in: .whitespaces), !value.isEmpty,
-            value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-            let seconds = Int(value)
+            value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }
-        return .seconds(seconds)
+        // All digits: a value too long for Int64 is still a (huge) number of seconds.
+        let maximum = maximumRetryAfter.components.seconds
+        return .seconds(min(Int64(value) ?? maximum, maximum))
     }
 }

@@ -264,10 +264,12 @@ struct LoginCommand: AsyncParsableCommand {
         let authorization = try await client.startDeviceAuthorization()
         let terminal = workspace.terminal
         let style = Style(enabled: terminal.colors(onStandardError: true))
-        terminal.err("To sign in, open \(style.bold(authorization.verificationURI.absoluteString))")
-        terminal.err("and enter the code \(style.bold(authorization.userCode))")
+        // The provider chose this text: no escape sequence of its own reaches the terminal.
+        let verification = UntrustedText.sanitized(authorization.verificationURI.absoluteString)
+        terminal.err("To sign in, open \(style.bold(verification))")
+        terminal.err("and enter the code \(style.bold(UntrustedText.sanitized(authorization.userCode)))")
         if let complete = authorization.verificationURIComplete {
-            terminal.err("(or open \(complete.absoluteString), which has the code in it)")
+            terminal.err("(or open \(UntrustedText.sanitized(complete.absoluteString)), which has the code in it)")
         }
         // A live countdown only where a line can be redrawn: a terminal that understands escapes.
         let live = terminal.stderrIsTerminal && terminal.environment["TERM"] != "dumb"

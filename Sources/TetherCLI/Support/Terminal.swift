@@ -76,7 +76,9 @@ enum Format {
 
     /// `in 59m 12s`, `3s ago`.
     static func relative(_ date: Date, now: Date = Date()) -> String {
-        let seconds = Int(date.timeIntervalSince(now).rounded())
+        // Bounded (about 30 million years either way) so that a date from far away cannot trap the conversion.
+        let interval = date.timeIntervalSince(now)
+        let seconds = interval.isFinite ? Int(min(max(interval, -1e15), 1e15).rounded()) : 0
         if seconds == 0 { return "just now" }
         let text = duration(abs(seconds))
         return seconds >= 0 ? "in \(text)" : "\(text) ago"

@@ -1,6 +1,7 @@
 package import Foundation
 import JWTKit
 package import Logging
+import Tether
 
 /// The keys of one fetch, indexed by `kid`.
 package struct KeySet: Sendable {
@@ -36,7 +37,10 @@ package struct KeySet: Sendable {
         var keys: [VerificationKey] = []
         for entry in document.keys {
             guard let jwk = entry.jwk, entry.use == nil || entry.use == "sig" else {
-                logger.trace("Skipping a key that is not a signature key", metadata: ["jwt.kid": "\(entry.kid ?? "")"])
+                logger.trace(
+                    "Skipping a key that is not a signature key",
+                    metadata: ["jwt.kid": "\(UntrustedText.sanitized(entry.kid ?? ""))"]
+                )
                 continue
             }
             let family: KeyFamily =
@@ -48,7 +52,10 @@ package struct KeySet: Sendable {
             let declared = entry.alg.flatMap(JWSAlgorithm.init(rawValue:))
             if entry.alg != nil, declared == nil {
                 // A key declared for an algorithm we refuse (HS256, RSA-OAEP, …) must not verify anything else.
-                logger.trace("Skipping a key for an unaccepted algorithm", metadata: ["jwt.kid": "\(entry.kid ?? "")"])
+                logger.trace(
+                    "Skipping a key for an unaccepted algorithm",
+                    metadata: ["jwt.kid": "\(UntrustedText.sanitized(entry.kid ?? ""))"]
+                )
                 continue
             }
             let key = VerificationKey(
@@ -102,7 +109,10 @@ package struct KeySet: Sendable {
                     material: .p521Certificate(ec)
                 )
             } else {
-                logger.trace("Skipping an unreadable certificate", metadata: ["jwt.kid": "\(keyID)"])
+                logger.trace(
+                    "Skipping an unreadable certificate",
+                    metadata: ["jwt.kid": "\(UntrustedText.sanitized(keyID))"]
+                )
                 continue
             }
             await keep(key, in: &keys, logger: logger)
@@ -115,7 +125,10 @@ package struct KeySet: Sendable {
             try await key.prepare()
             keys.append(key)
         } catch {
-            logger.trace("Skipping an unusable key", metadata: ["jwt.kid": "\(key.keyID ?? "")"])
+            logger.trace(
+                "Skipping an unusable key",
+                metadata: ["jwt.kid": "\(UntrustedText.sanitized(key.keyID ?? ""))"]
+            )
         }
     }
 }

@@ -4,8 +4,9 @@ package import Logging
 package import Tether
 import TetherOAuth
 
-/// Fetches an issuer's keys lazily, caches them for their `Cache-Control` lifetime, and re-fetches at most once
-/// per minimum interval when a token names an unknown key.
+/// Fetches an issuer's keys lazily over HTTPS (or plain HTTP to a loopback host), caches them for their
+/// `Cache-Control` lifetime (at most ``CacheLifetime/maximum``), and re-fetches at most once per minimum interval
+/// when a token names an unknown key.
 ///
 /// Rules:
 /// - The first lookup fetches. A fresh set that has the `kid` answers without a request.
@@ -68,7 +69,8 @@ package actor KeyStore {
     /// The keys that may have signed a token with `keyID`.
     /// - Parameter keyID: The token's `kid`.
     /// - Returns: One or more candidate keys.
-    /// - Throws: ``TetherOAuth/IDTokenError/unknownKey``, ``TetherOAuth/IDTokenError/keysUnavailable``, or
+    /// - Throws: ``TetherOAuth/IDTokenError/unknownKey``, ``TetherOAuth/IDTokenError/keysUnavailable``,
+    ///   ``TetherOAuth/IDTokenError/insecureKeySource`` (a plain `http` URL to a host that is not loopback), or
     ///   `CancellationError` when the calling task is cancelled while it waits for a fetch.
     package func keys(for keyID: String?) async throws -> [VerificationKey] {
         let now = elapsed()
@@ -81,7 +83,7 @@ package actor KeyStore {
             if let keys = cached?.keys.keys(for: keyID) { return keys }
             logger.debug(
                 "Signing key not found; re-fetch rate-limited",
-                metadata: ["jwt.kid": "\(keyID ?? "")", "jwt.keys": "\(source)"]
+                metadata: ["jwt.kid": "\(UntrustedText.sanitized(keyID ?? ""))", "jwt.keys": "\(source)"]
             )
             throw cached == nil ? (lastFailure ?? IDTokenError.keysUnavailable) : IDTokenError.unknownKey
         } else {
@@ -96,7 +98,10 @@ package actor KeyStore {
             throw error
         }
         guard let keys = fetched.keys(for: keyID) else {
-            logger.debug("Signing key not found after fetch", metadata: ["jwt.kid": "\(keyID ?? "")"])
+            logger.debug(
+                "Signing key not found after fetch",
+                metadata: ["jwt.kid": "\(UntrustedText.sanitized(keyID ?? ""))"]
+            )
             throw IDTokenError.unknownKey
         }
         return keys
@@ -144,6 +149,13 @@ package actor KeyStore {
     private func download() async throws(IDTokenError) -> (KeySet, Duration?) {
         guard let request = Self.request(for: source.url) else {
             throw IDTokenError.keysUnavailable.with(message: "The key set's URL is not an absolute HTTP URL")
+        }
+        // Keys fetched in the clear can be replaced by anyone on the path, who could then sign any token.
+        guard request.scheme == "https" || ProviderConfiguration.isLoopback(host: source.url.host ?? "") else {
+            throw IDTokenError.insecureKeySource.with(
+                message: "The signing keys at \(request.redactedTarget) would be fetched over plain HTTP; "
+                    + "use https (plain http is allowed only to 127.0.0.1, ::1 or localhost)"
+            )
         }
         logger.debug("Fetching signing keys", metadata: ["jwt.keys": "\(source)"])
         let response: HTTPResponse

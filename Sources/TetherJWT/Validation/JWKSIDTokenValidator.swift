@@ -7,9 +7,11 @@ public import TetherOAuth
 /// claim checks of OpenID Connect Core §3.1.3.7.
 ///
 /// The keys come from a ``SigningKeySource`` — a JWKS (`jwks_uri`) or, for Firebase, a list of X.509
-/// certificates. They are fetched on first use through the injected `HTTPTransport`, kept for the response's
-/// `Cache-Control: max-age` (``defaultCacheLifetime`` without one), and fetched again when a token names a key the
-/// cache lacks — at most once per ``minimumRefetchInterval``, with concurrent validations sharing one request.
+/// certificates. They are fetched on first use through the injected `HTTPTransport`, over `https` only (plain
+/// `http` is refused with ``TetherOAuth/IDTokenError/insecureKeySource`` unless the host is 127.0.0.0/8, `::1` or
+/// `localhost`), kept for the response's `Cache-Control: max-age` but at most 24 hours (``defaultCacheLifetime``
+/// without one), and fetched again when a token names a key the cache lacks — at most once per
+/// ``minimumRefetchInterval``, with concurrent validations sharing one request.
 ///
 /// Accepted algorithms: `RS256/384/512`, `PS256/384/512`, `ES256/384/512` and `EdDSA` (Ed25519). The key decides:
 /// a key that declares `alg` verifies only that algorithm; one that does not, any algorithm of its type. `none` and

@@ -85,7 +85,8 @@ extension AuthorizationRequest {
         // A multi-tenant template issuer (Microsoft `{tenantid}`) is checked on the ID token instead.
         if let returnedIssuer, let issuer, !issuer.contains("{tenantid}"), returnedIssuer != issuer {
             throw OAuthError.issuerMismatch.with(
-                message: "The authorization response comes from '\(returnedIssuer)', not '\(issuer)'"
+                message: "The authorization response comes from '\(UntrustedText.sanitized(returnedIssuer))', not "
+                    + "'\(issuer)'"
             )
         }
         if returnedIssuer == nil, requiringIssuer {
@@ -96,14 +97,14 @@ extension AuthorizationRequest {
                 throw OAuthError.accessDenied
             }
             let body = ProviderErrorBody(
-                code: OAuthErrorCode(error),
+                code: error,
                 description: parameters["error_description"],
                 uri: parameters["error_uri"],
                 detail: nil
             )
             throw OAuthError(
                 .provider,
-                "The authorization failed: \(error)",
+                "The authorization failed: \(body.code)",
                 classification: body.classification(.permanent),
                 errorCode: body.code,
                 errorDescription: body.description,

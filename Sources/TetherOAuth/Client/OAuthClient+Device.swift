@@ -14,7 +14,7 @@ public typealias DeviceCode = Secret<DeviceCodeKind>
 
 /// What the user needs to approve a device sign-in (RFC 8628 §3.2), and what the client polls with.
 public struct DeviceAuthorization: Sendable, CustomStringConvertible {
-    /// The code the user types at ``verificationURI``.
+    /// The code the user types at ``verificationURI``, without control characters and at most 200 characters long.
     public let userCode: String
     /// Where the user goes.
     public let verificationURI: URL
@@ -22,7 +22,8 @@ public struct DeviceAuthorization: Sendable, CustomStringConvertible {
     public let verificationURIComplete: URL?
     /// When the device code expires.
     public let expiresAt: Date
-    /// How long to wait between polls; 5 seconds when the provider says nothing (RFC 8628 §3.2).
+    /// How long to wait between polls; 5 seconds when the provider says nothing (RFC 8628 §3.2), and between
+    /// 1 second and 5 minutes whatever it says.
     public let interval: Duration
     let deviceCode: DeviceCode
     let scopes: [String]
@@ -58,10 +59,10 @@ extension OAuthClient {
                 message: "The device authorization response of \(Self.redacted(endpoint)) lacks a required member"
             )
         }
-        let interval = object["interval"]?.number.map { Duration.seconds(max(1, Int($0))) } ?? .seconds(5)
+        let interval = Self.pollingInterval(object["interval"])
         logger.debug("Started device authorization", metadata: ["oauth.grant_type": "device_code"])
         return DeviceAuthorization(
-            userCode: userCode,
+            userCode: UntrustedText.sanitized(userCode),
             verificationURI: verification,
             verificationURIComplete: object["verification_uri_complete"]?.string.flatMap(URL.init(string:)),
             expiresAt: receivedAt.addingTimeInterval(expiresIn.timeInterval),
@@ -69,6 +70,22 @@ extension OAuthClient {
             deviceCode: DeviceCode(deviceCode),
             scopes: scopes
         )
+    }
+
+    /// The polling intervals a device authorization may ask for: 1 second to 5 minutes. A provider asking for more
+    /// (or `slow_down` raising the interval past it) is polled every 5 minutes; one asking for less, every second.
+    static let pollingIntervals: ClosedRange<Duration> = .seconds(1) ... .seconds(300)
+
+    /// The `interval` of a device authorization response (RFC 8628 §3.2): whole seconds, rounded up and kept within
+    /// ``pollingIntervals``; 5 seconds when absent or not a number.
+    static func pollingInterval(_ value: JSONValue?) -> Duration {
+        guard let seconds = value?.number, seconds.isFinite else { return .seconds(5) }
+        let bounds = pollingIntervals
+        let clamped = min(
+            max(seconds.rounded(.up), Double(bounds.lowerBound.components.seconds)),
+            Double(bounds.upperBound.components.seconds)
+        )
+        return .seconds(Int64(clamped))
     }
 
     /// Polls the token endpoint until the user approves or denies, or the device code expires (RFC 8628 §3.4,
@@ -107,7 +124,7 @@ extension OAuthClient {
                 case OAuthErrorCode.authorizationPending?:
                     continue
                 case OAuthErrorCode.slowDown?:
-                    interval += .seconds(5)
+                    interval = min(interval + .seconds(5), Self.pollingIntervals.upperBound)
                     continue
                 case OAuthErrorCode.accessDenied?, OAuthErrorCode.authorizationDeclined?:
                     throw OAuthError.accessDenied.with(httpStatus: error.httpStatus)
@@ -120,7 +137,7 @@ extension OAuthClient {
                         metadata: ["oauth.error": "\(error.message)"]
                     )
                     if let retryAfter = error.retryAfter, retryAfter > interval {
-                        try await clock.sleep(for: retryAfter - interval)
+                        try await clock.sleep(for: min(retryAfter, Self.pollingIntervals.upperBound) - interval)
                     }
                 }
             }

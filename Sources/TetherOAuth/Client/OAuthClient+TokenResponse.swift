@@ -44,7 +44,7 @@ extension OAuthClient {
         }
         guard tokenType.caseInsensitiveCompare("Bearer") == .orderedSame else {
             throw OAuthError.unsupportedTokenType.with(
-                message: "The token type '\(tokenType)' is not supported (only Bearer)"
+                message: "The token type '\(UntrustedText.sanitized(tokenType))' is not supported (only Bearer)"
             )
         }
         let expiresIn = try Self.expiresIn(object["expires_in"], endpoint: endpoint)
@@ -60,17 +60,31 @@ extension OAuthClient {
         )
     }
 
-    /// `expires_in` as a JSON number or (Firebase) a numeric string; absent is `nil`; negative or fractional
-    /// garbage is an error.
+    /// The longest lifetime taken from `expires_in`: one year. A longer one is cut to it, so that no date or duration
+    /// computed from it can overflow; real providers grant hours, and a token that outlives a year is refreshed
+    /// once a year.
+    static let maximumExpiresIn: Duration = .seconds(365 * 86_400)
+
+    /// `expires_in` as a JSON number or (Firebase) a numeric string; absent is `nil`; negative, fractional or
+    /// non-numeric values are an error; values above ``maximumExpiresIn`` are cut to it.
     static func expiresIn(_ value: JSONValue?, endpoint: URL) throws -> Duration? {
-        let seconds: Int?
+        let maximum = maximumExpiresIn.components.seconds
+        let seconds: Int64?
         switch value {
         case nil, .null?: return nil
-        case .number(let number)?: seconds = number.rounded() == number && abs(number) < 1e12 ? Int(number) : nil
-        case .string(let text)?: seconds = Int(text.trimmingCharacters(in: .whitespaces))
+        case .number(let number)?:
+            seconds =
+                number.isFinite && number >= 0 && number.rounded(.towardZero) == number
+                ? Int64(min(number, Double(maximum))) : nil
+        case .string(let text)?:
+            let digits = text.trimmingCharacters(in: .whitespaces)
+            // Only plain decimal digits; a string too long for Int64 is still a (huge) number of seconds.
+            seconds =
+                !digits.isEmpty && digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+                ? min(Int64(digits) ?? maximum, maximum) : nil
         default: seconds = nil
         }
-        guard let seconds, seconds >= 0 else {
+        guard let seconds else {
             throw OAuthError.invalidExpiresIn.with(
                 message: "The token response of \(redacted(endpoint)) has an invalid expires_in"
             )

@@ -108,7 +108,8 @@ extension ProviderConfiguration {
         let sameHost = URL(string: published)?.host == URL(string: issuer)?.host
         guard published == issuer || (published.contains("{tenantid}") && sameHost) else {
             throw OAuthError.discoveryFailed.with(
-                message: "The metadata names issuer '\(published)', not '\(issuer)' (RFC 8414 §3.3); refusing it"
+                message: "The metadata names issuer '\(UntrustedText.sanitized(published))', not '\(issuer)' "
+                    + "(RFC 8414 §3.3); refusing it"
             )
         }
         func url(_ key: String) -> URL? { document[key]?.string.flatMap(URL.init(string:)) }

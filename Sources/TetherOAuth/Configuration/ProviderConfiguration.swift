@@ -257,8 +257,10 @@ public struct ProviderConfiguration: Sendable, Hashable {
         }
     }
 
-    /// Whether `host` is a loopback address or `localhost`.
-    static func isLoopback(host: String) -> Bool {
+    /// Whether `host` is a loopback address (127.0.0.0/8, `::1`) or `localhost`.
+    /// - Parameter host: A URL's host, IPv6 addresses with or without brackets.
+    /// - Returns: Whether plain HTTP to it stays on this machine.
+    package static func isLoopback(host: String) -> Bool {
         let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
         if bare == "localhost" || bare == "::1" { return true }
         let octets = bare.split(separator: ".", omittingEmptySubsequences: false)

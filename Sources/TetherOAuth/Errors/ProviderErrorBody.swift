@@ -9,17 +9,27 @@ struct ProviderErrorBody: Sendable {
     /// Google `error_subtype`, Microsoft's first `AADSTS` number or `suberror`.
     var detail: String?
 
+    /// Creates an error body from what a provider sent; every text is sanitized (``Tether/UntrustedText``), as it
+    /// ends up in messages, logs and on terminals.
+    init(code: String, description: String?, uri: String?, detail: String?) {
+        self.code = OAuthErrorCode(UntrustedText.sanitized(code))
+        self.description = UntrustedText.sanitized(description)
+        self.uri = UntrustedText.sanitized(uri)
+        self.detail = UntrustedText.sanitized(detail)
+    }
+
     /// Parses RFC 6749 §5.2 (`{"error":"…"}` with Google and Microsoft extras) and Google API / Firebase
     /// (`{"error":{"code":400,"message":"TOKEN_EXPIRED","status":"…"}}`) bodies.
     static func parse(_ data: Data) -> ProviderErrorBody? {
         guard let object = JSONValue.object(from: data) else { return nil }
         if let code = object["error"]?.string, !code.isEmpty {
             var detail = object["error_subtype"]?.string ?? object["suberror"]?.string
-            if let first = object["error_codes"]?.array?.first?.number {
-                detail = "AADSTS\(Int(first))" + (detail.map { " (\($0))" } ?? "")
+            // Microsoft's numbers are small positive integers; anything else (1e300, -1, 2.5) is not one of them.
+            if let first = object["error_codes"]?.array?.first?.number, let number = Int(exactly: first), number >= 0 {
+                detail = "AADSTS\(number)" + (detail.map { " (\($0))" } ?? "")
             }
             return ProviderErrorBody(
-                code: OAuthErrorCode(code),
+                code: code,
                 description: object["error_description"]?.string,
                 uri: object["error_uri"]?.string,
                 detail: detail
@@ -29,7 +39,7 @@ struct ProviderErrorBody: Sendable {
             // Firebase puts its code first in `message`, sometimes followed by " : detail".
             let code = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
             return ProviderErrorBody(
-                code: OAuthErrorCode(code),
+                code: code,
                 description: message,
                 uri: nil,
                 detail: nested["status"]?.string

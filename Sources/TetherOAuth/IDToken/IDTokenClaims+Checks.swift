@@ -39,7 +39,8 @@ extension IDTokenClaims {
         default: audience = []
         }
         guard let issuer = object["iss"]?.string, let subject = object["sub"]?.string, !subject.isEmpty,
-            !audience.isEmpty, let exp = object["exp"]?.number, let iat = object["iat"]?.number
+            !audience.isEmpty, let exp = object["exp"]?.number, let iat = object["iat"]?.number, exp.isFinite,
+            iat.isFinite
         else {
             throw IDTokenError.malformed.with(message: "The ID token lacks one of iss, sub, aud, exp, iat")
         }
@@ -51,7 +52,7 @@ extension IDTokenClaims {
             issuedAt: Date(timeIntervalSince1970: iat),
             nonce: object["nonce"]?.string,
             authorizedParty: object["azp"]?.string,
-            authTime: object["auth_time"]?.number.map { Date(timeIntervalSince1970: $0) },
+            authTime: object["auth_time"]?.number.flatMap { $0.isFinite ? Date(timeIntervalSince1970: $0) : nil },
             email: object["email"]?.string,
             emailVerified: object["email_verified"]?.bool,
             name: object["name"]?.string,
@@ -78,7 +79,7 @@ extension IDTokenClaims {
     ) throws(IDTokenError) {
         guard Self.issuerMatches(issuer, tenantID: tenantID, expectations: expectations) else {
             throw IDTokenError.wrongIssuer.with(
-                message: "The ID token's issuer '\(issuer)' is not '\(expectations.issuer)'"
+                message: "The ID token's issuer '\(UntrustedText.sanitized(issuer))' is not '\(expectations.issuer)'"
             )
         }
         let audiences = [expectations.audience] + expectations.alternativeAudiences

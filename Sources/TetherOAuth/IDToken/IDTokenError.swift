@@ -26,6 +26,12 @@ public struct IDTokenError: TetherError {
         "keysUnavailable",
         "The issuer's signing keys could not be fetched"
     )
+    /// The issuer's keys would be fetched over plain HTTP from a host that is not loopback, where anyone on the
+    /// path could replace them; only `https` URLs, or `http` to 127.0.0.0/8, `::1` or `localhost`, are used.
+    public static let insecureKeySource = IDTokenError(
+        "insecureKeySource",
+        "The issuer's signing keys must be fetched over HTTPS"
+    )
     /// `iss` is not the expected issuer.
     public static let wrongIssuer = IDTokenError("wrongIssuer", "The ID token comes from another issuer")
     /// `aud` does not contain the client id.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tether
 
 /// How ``BrowserLauncher/system(environment:fallback:)`` finds and starts browser commands.
 enum BrowserCommand {
@@ -88,7 +89,8 @@ enum BrowserCommand {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments(command, url: url)
-        process.environment = environment
+        // The vault key and the client secret stay with this process.
+        process.environment = ChildEnvironment.stripped(environment)
         process.standardInput = FileHandle.nullDevice
         // What a browser prints ("Opening in existing browser session.") must not mix with the program's output.
         process.standardOutput = FileHandle.standardError

@@ -32,7 +32,8 @@ public struct BrowserLauncher: Sendable {
 
     /// The system browser: `BROWSER`, then `xdg-open` (Linux) or `open` (macOS), then `fallback`.
     /// - Parameters:
-    ///   - environment: Where `BROWSER`, `PATH` and `DISPLAY` are read; also the browser process's environment.
+    ///   - environment: Where `BROWSER`, `PATH` and `DISPLAY` are read; also the browser process's environment,
+    ///     without any `TETHER_*` variable (the vault key and the client secret never reach the browser).
     ///   - fallback: Called with the URL when no browser starts, such as a closure that prints it; `nil` to throw
     ///     ``AuthorizationPresentationError/cannotOpenBrowser`` instead.
     /// - Returns: The launcher.

@@ -117,6 +117,31 @@ struct AuthorizationRequestTests {
         )
     }
 
+    @Test func callbackTextIsSanitizedInErrors() throws {
+        let request = try Self.client().makeAuthorizationRequest()
+        let hostile = "\u{1B}[2J\u{1B}]0;owned\u{07}line one\nline two\u{202E}" + String(repeating: "x", count: 100_000)
+        let mismatch = #expect(throws: OAuthError.issuerMismatch) {
+            try request.callback(from: callback(request, ["code": "c", "state": request.state, "iss": hostile]))
+        }
+        let failed = #expect(throws: OAuthError.provider) {
+            try request.callback(
+                from: callback(
+                    request,
+                    [
+                        "error": "server_error\u{1B}[31m", "error_description": hostile, "error_uri": hostile,
+                        "state": request.state,
+                    ]
+                )
+            )
+        }
+        for text in [mismatch?.message, failed?.message, failed?.errorDescription, failed?.errorURI] {
+            let text = try #require(text)
+            #expect(!text.contains("\u{1B}") && !text.contains("\n") && !text.contains("\u{202E}"))
+            #expect(text.count < 400)
+        }
+        #expect(failed?.errorCode?.rawValue == "server_error[31m")
+    }
+
     @Test func callbackToAnotherRedirectIsRejected() throws {
         let request = try Self.client().makeAuthorizationRequest()
         let other = URL(string: "com.example.other:/oauth2redirect?code=c&state=\(request.state)")!

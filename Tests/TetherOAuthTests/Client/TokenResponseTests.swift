@@ -90,9 +90,27 @@ struct TokenResponseTests {
         #"{"access_token":"a","token_type":"Bearer","expires_in":12.5}"#,
         #"{"access_token":"a","token_type":"Bearer","expires_in":true}"#,
         #"{"access_token":"a","token_type":"Bearer","expires_in":"-1"}"#,
+        #"{"access_token":"a","token_type":"Bearer","expires_in":-1e300}"#,
+        #"{"access_token":"a","token_type":"Bearer","expires_in":"1e300"}"#,
+        #"{"access_token":"a","token_type":"Bearer","expires_in":"+60"}"#,
+        #"{"access_token":"a","token_type":"Bearer","expires_in":""}"#,
     ])
     func invalidExpiresInIsTyped(json: String) {
         #expect(throws: OAuthError.invalidExpiresIn) { try Self.parse(json) }
+    }
+
+    /// Lifetimes beyond a year are cut to a year instead of trapping or overflowing a date.
+    @Test(arguments: ["1e300", "31536001", #""99999999999999999999999999""#, #""9223372036854775807""#])
+    func hugeExpiresInIsCutToOneYear(value: String) throws {
+        let tokens = try Self.parse(#"{"access_token":"a","token_type":"Bearer","expires_in":\#(value)}"#)
+        #expect(tokens.expiresIn == .seconds(365 * 86_400))
+    }
+
+    @Test func tokenTypeIsSanitizedInTheMessage() {
+        let error = #expect(throws: OAuthError.unsupportedTokenType) {
+            try Self.parse(#"{"access_token":"a","token_type":"\u001b]0;owned\u0007mac\nline","expires_in":60}"#)
+        }
+        #expect(error?.message == "The token type ']0;ownedmac line' is not supported (only Bearer)")
     }
 
     @Test func unknownTokenTypeIsRejected() {
@@ -163,6 +181,15 @@ struct TokenResponseTests {
         #expect(interaction.classification == .permanent(.interactionRequired))
         let unavailable = try Self.classify(400, #"{"error":"temporarily_unavailable"}"#)
         #expect(unavailable.classification == .transient)
+    }
+
+    /// Microsoft's `error_codes` are small integers; any other number is left out of the detail instead of
+    /// trapping the conversion.
+    @Test(arguments: ["1e300", "-1e300", "-3", "2.5", #""50173""#])
+    func unusableErrorCodesAreIgnored(number: String) throws {
+        let error = try Self.classify(400, #"{"error":"invalid_grant","error_codes":[\#(number)],"suberror":"x"}"#)
+        #expect(error.classification == .permanent(.grantRevoked))
+        #expect(error.providerDetail == "x")
     }
 
     @Test(arguments: [

@@ -33,6 +33,33 @@ extension Presenting {
                 return script.path
             }
 
+            /// A script that records its whole environment, one `NAME=value` per line, into `<name>.env`.
+            func environmentRecorder(_ name: String) throws -> String {
+                let script = directory.appendingPathComponent(name)
+                let output = directory.appendingPathComponent("\(name).env")
+                let text = """
+                    #!/bin/sh
+                    /usr/bin/env > '\(output.path).tmp'
+                    /bin/mv '\(output.path).tmp' '\(output.path)'
+
+                    """
+                try text.write(to: script, atomically: true, encoding: .utf8)
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+                return script.path
+            }
+
+            /// Waits (up to 10 s) for an environment recorder's variables.
+            func environment(of name: String) async throws -> [String]? {
+                let output = directory.appendingPathComponent("\(name).env")
+                for _ in 0..<200 {
+                    if let text = try? String(contentsOf: output, encoding: .utf8) {
+                        return text.split(separator: "\n").map(String.init)
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return nil
+            }
+
             /// Waits (up to 10 s) for a recorder's arguments.
             func arguments(of name: String) async throws -> [String]? {
                 let output = directory.appendingPathComponent("\(name).args")
@@ -60,6 +87,25 @@ extension Presenting {
             try await BrowserLauncher.system(environment: environment).open(Self.url)
 
             #expect(try await scripts.arguments(of: "first") == ["--new-window=\(Self.url.absoluteString)", "--flag"])
+        }
+
+        @Test func theBrowserGetsNoTetherVariable() async throws {
+            let scripts = try Scripts()
+            defer { scripts.remove() }
+            let recorder = try scripts.environmentRecorder("browser")
+            let environment = [
+                "BROWSER": recorder, "PATH": scripts.directory.path, "LANG": "C.UTF-8",
+                "TETHER_VAULT_KEY": "vault-key-canary", "TETHER_CLIENT_SECRET": "client-secret-canary",
+                "TETHER_HOME": "/tmp/tether-home-canary", "TETHER_CONNECTION": "work",
+            ]
+
+            try await BrowserLauncher.system(environment: environment).open(Self.url)
+
+            let received = try #require(await scripts.environment(of: "browser"))
+            // The recorder saw the environment it was given, so an absent variable was really withheld.
+            #expect(received.contains("LANG=C.UTF-8"))
+            #expect(!received.contains { $0.hasPrefix("TETHER_") })
+            #expect(!received.contains { $0.contains("canary") })
         }
 
         @Test func urlIsTheLastArgumentWithoutPercentS() async throws {

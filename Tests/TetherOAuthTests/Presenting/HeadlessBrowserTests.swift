@@ -27,10 +27,10 @@ extension Presenting {
 
             var environment = ProcessInfo.processInfo.environment
             environment["BROWSER"] = "python3 '\(Self.script.path)'"
-            environment["TETHER_BROWSER_SCREENSHOT"] = screenshot.path
-            environment["TETHER_BROWSER_USERNAME"] = FormServer.username
-            environment["TETHER_BROWSER_PASSWORD"] = FormServer.password
-            environment["TETHER_BROWSER_DECISION"] = "allow"
+            environment["HEADLESS_BROWSER_SCREENSHOT"] = screenshot.path
+            environment["HEADLESS_BROWSER_USERNAME"] = FormServer.username
+            environment["HEADLESS_BROWSER_PASSWORD"] = FormServer.password
+            environment["HEADLESS_BROWSER_DECISION"] = "allow"
             let presenter = LoopbackPresenter(
                 configuration: .init(timeout: .seconds(60), browser: .system(environment: environment))
             )

@@ -24,6 +24,9 @@ struct RetryPolicyTests {
         StatusCase(503, retryAfter: "120", .throttled(retryAfter: .seconds(120))),
         StatusCase(503, retryAfter: "Wed, 21 Oct 2015 07:28:00 GMT", .throttled(retryAfter: nil)),
         StatusCase(503, retryAfter: "-5", .throttled(retryAfter: nil)),
+        // Huge delays are cut to one day instead of overflowing (or being dropped as unreadable).
+        StatusCase(503, retryAfter: "9223372036854775807", .throttled(retryAfter: .seconds(86_400))),
+        StatusCase(429, retryAfter: "99999999999999999999999999999", .throttled(retryAfter: .seconds(86_400))),
         StatusCase(500, .transient(retryAfter: nil)),
         StatusCase(502, .transient(retryAfter: nil)),
         StatusCase(504, retryAfter: "3", .transient(retryAfter: .seconds(3))),
