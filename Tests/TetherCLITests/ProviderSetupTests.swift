@@ -63,4 +63,50 @@ struct ProviderSetupTests {
         #expect(configuration.tokenEndpoint.host == running.issuer.host)
         #expect(configuration.revocationEndpoint?.absoluteString == "https://revoke.example.com/revoke")
     }
+
+    // MARK: Discovery failures and --token-endpoint
+
+    /// Resolves `--issuer` with `--token-endpoint` against a development provider.
+    private func configurationWithTokenEndpoint(_ running: RunningDevProvider) async throws -> ProviderConfiguration {
+        let base = "http://127.0.0.1:\(running.port)"
+        let setup = ProviderSetup(issuer: base, clientID: "cli", tokenEndpoint: base + "/token")
+        return try await setup.configuration(
+            for: .issuer,
+            existing: nil,
+            openSecret: { sealed, _ in sealed },
+            transport: URLSessionTransport()
+        )
+    }
+
+    @Test func aServerWithoutDiscoveryUsesTheGivenTokenEndpoint() async throws {
+        let faults = DevProvider.Faults(serverErrors: [.discovery: 2], serverErrorStatus: 404)
+        let running = try await DevProvider(.init(faults: faults)).start()
+        defer { Task { await running.stop() } }
+
+        let configuration = try await configurationWithTokenEndpoint(running)
+
+        #expect(configuration.issuer == nil)
+        #expect(configuration.tokenEndpoint.absoluteString == "http://127.0.0.1:\(running.port)/token")
+    }
+
+    @Test func anOutageIsNotTakenForAServerWithoutDiscovery() async throws {
+        let faults = DevProvider.Faults(serverErrors: [.discovery: 2], serverErrorStatus: 500)
+        let running = try await DevProvider(.init(faults: faults)).start()
+        defer { Task { await running.stop() } }
+
+        let failure = await #expect(throws: CLIFailure.self) { try await configurationWithTokenEndpoint(running) }
+
+        #expect(failure?.message.contains("HTTP 500") == true)
+    }
+
+    @Test func anIssuerMismatchIsNotTakenForAServerWithoutDiscovery() async throws {
+        let impostor = try #require(URL(string: "http://127.0.0.1:9/impostor"))
+        let running = try await DevProvider(.init(issuer: impostor)).start()
+        defer { Task { await running.stop() } }
+
+        let failure = await #expect(throws: CLIFailure.self) { try await configurationWithTokenEndpoint(running) }
+
+        #expect(failure?.message.contains("RFC 8414") == true)
+        #expect(failure?.fix?.contains("--token-endpoint is not used") == true)
+    }
 }

@@ -81,7 +81,10 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "Supply or override the authorization endpoint.")
     var authorizationEndpoint: String?
 
-    @Option(help: "Supply or override the token endpoint.")
+    @Option(
+        help:
+            "Supply or override the token endpoint. Used in place of discovery only when the server publishes no discovery document (404)."
+    )
     var tokenEndpoint: String?
 
     @Option(help: "Supply or override the revocation endpoint (RFC 7009).")

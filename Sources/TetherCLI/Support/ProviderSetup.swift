@@ -242,16 +242,21 @@ struct ProviderSetup: Sendable {
             }
             return configuration
         } catch {
-            // A server without discovery still works when the endpoints are given; an outage is not a missing
-            // document, so it is reported as it is.
-            guard let tokenEndpoint = tokenEndpoint.flatMap(URL.init(string:)),
-                CLIFailure.from(error).status != .unavailable
-            else {
-                let failure = CLIFailure.from(error)
+            // Only a server that publishes no metadata (404 at every location) may go on with the endpoints given
+            // by hand. Any other failure (an outage, a malformed document, another issuer) could be an attacker
+            // stripping discovery to turn off the `iss` and ID token checks, so it is reported as it is.
+            let failure = CLIFailure.from(error)
+            let hasNoMetadata = (error as? OAuthError).map { $0 == .discoveryFailed && $0.httpStatus == 404 } ?? false
+            guard let tokenEndpoint = tokenEndpoint.flatMap(URL.init(string:)), hasNoMetadata else {
                 let fix =
-                    isDev
-                    ? "Start it with `tether dev-provider` (or pass --issuer with its URL)"
-                    : "Check --issuer, or give --authorization-endpoint and --token-endpoint"
+                    if isDev {
+                        "Start it with `tether dev-provider` (or pass --issuer with its URL)"
+                    } else if tokenEndpoint != nil {
+                        "Discovery failed for another reason than a missing document, so --token-endpoint is not "
+                            + "used in its place; check --issuer and the server"
+                    } else {
+                        "Check --issuer, or give --authorization-endpoint and --token-endpoint"
+                    }
                 throw CLIFailure(failure.status, failure.message, fix: fix)
             }
             return ProviderConfiguration(
