@@ -11,7 +11,7 @@ struct ProviderSetup: Sendable {
     var issuer: String?
     /// `--client-id`, or `TETHER_CLIENT_ID`.
     var clientID: String?
-    /// `--client-secret`, or `TETHER_CLIENT_SECRET`.
+    /// `--client-secret`, `--client-secret-file`, or `TETHER_CLIENT_SECRET`.
     var clientSecret: ClientSecret?
     /// The scopes given, split; `nil` for the preset's.
     var scopes: [String]?
@@ -63,6 +63,41 @@ struct ProviderSetup: Sendable {
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+    }
+
+    /// The largest client secret file read, in bytes.
+    static let maximumSecretFileSize = 64 * 1024
+
+    /// Reads `--client-secret-file`: the file at `path`, or standard input for `-`. One trailing newline (what
+    /// `echo` and editors add) is removed; an empty secret is refused. Errors name the file, never its content.
+    /// - Parameters:
+    ///   - path: The file's path, or `-`.
+    ///   - standardInput: Reads standard input to its end.
+    /// - Returns: The secret.
+    static func clientSecret(fromFile path: String, standardInput: () throws -> Data) throws -> String {
+        let source = path == "-" ? "standard input" : "'\(path)'"
+        let data: Data
+        do {
+            data = try path == "-" ? standardInput() : Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure(
+                .usage,
+                "Could not read the client secret from \(source)",
+                fix: "Give --client-secret-file a readable file, or - for standard input"
+            )
+        }
+        guard data.count <= maximumSecretFileSize else {
+            throw CLIFailure(.usage, "The client secret in \(source) is longer than \(maximumSecretFileSize) bytes")
+        }
+        guard var secret = String(data: data, encoding: .utf8) else {
+            throw CLIFailure(.usage, "The client secret in \(source) is not UTF-8 text")
+        }
+        // "\r\n" is one Character, so one removal takes either line ending.
+        if secret.hasSuffix("\n") || secret.hasSuffix("\r\n") { secret.removeLast() }
+        guard !secret.isEmpty else {
+            throw CLIFailure(.usage, "The client secret in \(source) is empty", fix: "Write the secret into it")
+        }
+        return secret
     }
 
     /// The scopes from `--scope` (repeatable), else from `TETHER_SCOPE`.
