@@ -16,6 +16,7 @@ Needs only the Python standard library.
 import json
 import os
 import re
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -26,7 +27,8 @@ import urllib.parse
 import urllib.request
 
 LIFETIME = 4
-ADMIN_KEY = "tether-dev-admin"
+# The provider takes its admin key from the environment, so it stays out of the process list.
+ADMIN_KEY = secrets.token_urlsafe(32)
 
 
 def percentile(values, fraction):
@@ -68,12 +70,13 @@ def main(argv):
     home = tempfile.mkdtemp(prefix="tether-bench-cli-")
     environment = {k: v for k, v in os.environ.items() if not k.startswith("TETHER_") and k != "BROWSER"}
     environment["TETHER_HOME"] = home
+    provider_environment = dict(environment, TETHER_DEV_ADMIN_KEY=ADMIN_KEY)
     provider = subprocess.Popen(
         [tether, "dev-provider", "--port", "0", "--access-token-lifetime", str(LIFETIME)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env=environment,
+        env=provider_environment,
     )
     try:
         issuer = provider.stdout.readline().split()[-1]

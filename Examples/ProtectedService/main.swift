@@ -3,7 +3,7 @@
 //
 //   swift run tether dev-provider --jwt-access-tokens      # in another terminal
 //   swift run ProtectedService [ISSUER] [AUDIENCE]
-//   curl -H "Authorization: Bearer $(swift run tether token)" http://127.0.0.1:8080/hello
+//   swift run tether token | sed 's/^/Authorization: Bearer /' | curl -H @- http://127.0.0.1:8080/hello
 //
 // ISSUER defaults to the development provider; AUDIENCE (the `aud` the tokens must name) to ISSUER/resource,
 // the audience of the development provider's access tokens. PORT sets the port (8080).

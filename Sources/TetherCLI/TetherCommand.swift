@@ -29,8 +29,8 @@ struct TetherCommand: AsyncParsableCommand {
               tether calendar events    a week of events from every calendar source
               tether logout --all       revoke and delete every connection's tokens
 
-              curl -H "Authorization: Bearer $(tether token)" \\
-                  http://127.0.0.1:8123/resource
+              tether token | sed 's/^/Authorization: Bearer /' | \\
+                  curl -H @- http://127.0.0.1:8123/resource
 
             FILES
               $TETHER_HOME   default $XDG_DATA_HOME/tether, else ~/.local/share/tether

@@ -58,15 +58,19 @@ public final class DevProvider: Sendable {
     ///
     /// When the application's server starts, the provider adopts the bound port into its issuer
     /// unless ``Configuration/issuer`` is set.
-    public func application() -> some ApplicationProtocol {
-        self.makeApplication { _ in }
+    /// - Throws: ``DevProviderError/nonLoopbackHost`` for a host other hosts can reach, unless allowed.
+    public func application() throws -> some ApplicationProtocol {
+        try self.configuration.validateHost()
+        return self.makeApplication { _ in }
     }
 
     /// Starts the provider in-process and returns once it accepts connections.
     ///
     /// - Returns: A handle with the issuer URL, the bound port and ``RunningDevProvider/stop()``.
-    /// - Throws: The bind error if the port is unavailable.
+    /// - Throws: ``DevProviderError/nonLoopbackHost`` for a host other hosts can reach, unless allowed; the
+    ///   bind error if the port is unavailable.
     public func start() async throws -> RunningDevProvider {
+        try self.configuration.validateHost()
         let (ports, continuation) = AsyncStream<Result<Int, any Error>>.makeStream()
         let app = self.makeApplication { port in
             continuation.yield(.success(port))
@@ -90,6 +94,7 @@ public final class DevProvider: Sendable {
             return RunningDevProvider(
                 issuer: await self.state.issuerURL,
                 port: port,
+                adminKey: self.configuration.adminKey,
                 admin: self.admin,
                 task: task
             )
@@ -100,7 +105,9 @@ public final class DevProvider: Sendable {
     }
 
     /// Runs the provider in the foreground until SIGINT or SIGTERM.
+    /// - Throws: ``DevProviderError/nonLoopbackHost`` for a host other hosts can reach, unless allowed.
     public func run() async throws {
+        try self.configuration.validateHost()
         try await self.makeApplication { _ in }.runService()
     }
 

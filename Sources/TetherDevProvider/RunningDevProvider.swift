@@ -8,14 +8,17 @@ public struct RunningDevProvider: Sendable {
     public let issuer: URL
     /// The TCP port the server is bound to.
     public let port: Int
+    /// The key the `/admin/` endpoints expect in the `X-Tether-Admin` header.
+    public let adminKey: String
     /// Fault injection, state manipulation and counters, without HTTP.
     public let admin: DevProvider.Admin
 
     private let task: Task<Void, Never>
 
-    init(issuer: URL, port: Int, admin: DevProvider.Admin, task: Task<Void, Never>) {
+    init(issuer: URL, port: Int, adminKey: String, admin: DevProvider.Admin, task: Task<Void, Never>) {
         self.issuer = issuer
         self.port = port
+        self.adminKey = adminKey
         self.admin = admin
         self.task = task
     }

@@ -59,7 +59,7 @@ struct DiscoveryTests {
         try await provider.application().test(.router) { client in
             let oldKID = await provider.admin.currentKeyID()
             let oldTokens = try await client.signIn()
-            let rotated = try await client.admin("/admin/rotate-keys")
+            let rotated = try await client.admin("/admin/rotate-keys", adminKey: provider.configuration.adminKey)
             let newKID = try #require(try rotated.json()["kid"] as? String)
             #expect(newKID != oldKID)
             let jwks = try await client.get("/jwks").json()

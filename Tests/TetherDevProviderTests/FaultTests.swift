@@ -29,7 +29,8 @@ struct FaultTests {
         try await provider.application().test(.router) { client in
             let set = try await client.admin(
                 "/admin/faults",
-                json: #"{"endpoint":"token","rate_limits":1,"retry_after":7}"#
+                json: #"{"endpoint":"token","rate_limits":1,"retry_after":7}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(set.status == .ok)
             let limited = try await client.post("/token", form: [("client_id", Fixture.clientID)])
@@ -71,7 +72,7 @@ struct FaultTests {
             let tokens = try await client.signIn()
             _ = try await client.refresh(try #require(tokens["refresh_token"] as? String))
             var headers = HTTPFields()
-            headers[HTTPField.Name("X-Tether-Admin")!] = Fixture.adminKey
+            headers[HTTPField.Name("X-Tether-Admin")!] = provider.configuration.adminKey
             let response = try await client.get("/admin/counters", headers: headers)
             #expect(response.status == .ok)
             let json = try response.json()
@@ -94,7 +95,7 @@ struct FaultTests {
             #expect(noKey.status == .unauthorized)
             let wrongKey = try await client.admin("/admin/reset", adminKey: "wrong")
             #expect(wrongKey.status == .unauthorized)
-            let rightKey = try await client.admin("/admin/reset")
+            let rightKey = try await client.admin("/admin/reset", adminKey: provider.configuration.adminKey)
             #expect(rightKey.status == .ok)
         }
     }
@@ -104,14 +105,16 @@ struct FaultTests {
         try await provider.application().test(.router) { client in
             let tokens = try await client.signIn()
             let refreshToken = try #require(tokens["refresh_token"] as? String)
-            #expect(try await client.admin("/admin/users/disable", json: #"{"username":"ada"}"#).status == .ok)
+            let ada = #"{"username":"ada"}"#
+            let key = provider.configuration.adminKey
+            #expect(try await client.admin("/admin/users/disable", json: ada, adminKey: key).status == .ok)
             let disabled = try await client.refresh(refreshToken).json()
             #expect(disabled["error"] as? String == "invalid_grant")
             #expect(disabled["error_description"] as? String == "The user account is disabled.")
-            #expect(try await client.admin("/admin/users/enable", json: #"{"username":"ada"}"#).status == .ok)
+            #expect(try await client.admin("/admin/users/enable", json: ada, adminKey: key).status == .ok)
             #expect(try await client.refresh(refreshToken).status == .ok)
 
-            let revoked = try await client.admin("/admin/revoke-grants", json: #"{"username":"ada"}"#)
+            let revoked = try await client.admin("/admin/revoke-grants", json: ada, adminKey: key)
             #expect(try revoked.json()["revoked"] as? Int == 1)
             #expect(try await client.refresh(refreshToken).status == .badRequest)
         }

@@ -28,7 +28,6 @@ enum Fixture {
     static let wrongVerifier = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     static let redirectURI = "http://127.0.0.1:53682/callback"
     static let clientID = "tether-dev-client"
-    static let adminKey = "tether-dev-admin"
 }
 
 /// A provider with a fixed issuer and a manual clock, for router tests.
@@ -102,7 +101,7 @@ extension TestClientProtocol {
         )
     }
 
-    func admin(_ uri: String, json: String = "{}", adminKey: String? = Fixture.adminKey) async throws -> TestResponse {
+    func admin(_ uri: String, json: String = "{}", adminKey: String?) async throws -> TestResponse {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if let adminKey {

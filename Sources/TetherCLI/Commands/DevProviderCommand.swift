@@ -31,6 +31,10 @@ struct DevProviderCommand: AsyncParsableCommand {
             resource, google_calendar, graph_calendar; the calendar endpoints answer faults in their API's \
             error shapes.
 
+            The admin API under /admin/ (faults, counters, tokens for tests) needs the header \
+            X-Tether-Admin with the admin key: --admin-key, else TETHER_DEV_ADMIN_KEY, else a random key printed \
+            at start. The provider listens only on 127.0.0.1.
+
             EXAMPLES
               tether dev-provider
               tether dev-provider --port 0 --access-token-lifetime 30 --jwt-access-tokens
@@ -59,6 +63,12 @@ struct DevProviderCommand: AsyncParsableCommand {
     @Option(help: "A fault to inject (see above); repeatable.")
     var fault: [String] = []
 
+    @Option(
+        help:
+            "The key the admin API expects in X-Tether-Admin; visible to other users in the process list, so prefer TETHER_DEV_ADMIN_KEY. Default: a random key, printed at start."
+    )
+    var adminKey: String?
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -80,6 +90,10 @@ struct DevProviderCommand: AsyncParsableCommand {
         configuration.dialect = try Self.dialect(dialect)
         configuration.accessTokenFormat = jwtAccessTokens ? .jwt : .opaque
         configuration.faults = try Self.faults(fault)
+        let environmentKey = ProcessInfo.processInfo.environment["TETHER_DEV_ADMIN_KEY"].flatMap {
+            $0.isEmpty ? nil : $0
+        }
+        if let key = adminKey ?? environmentKey { configuration.adminKey = key }
         var logger = Logger(label: "tether.dev-provider", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = global.verbose ? .debug : .notice
         let running: RunningDevProvider
@@ -97,6 +111,7 @@ struct DevProviderCommand: AsyncParsableCommand {
         terminal.out("Discovery: \(running.url("/.well-known/openid-configuration").absoluteString)")
         terminal.out("Client id: tether-dev-client (public, PKCE S256, loopback redirects on any port)")
         terminal.out("User:      ada / lovelace")
+        terminal.out("Admin key: \(running.adminKey) (header X-Tether-Admin on /admin/)")
         terminal.out("Sign in:   tether login dev\(port == 8123 ? "" : " --issuer \(running.issuer.absoluteString)")")
         // Serve until the process is interrupted.
         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }

@@ -30,7 +30,8 @@ struct LoginCommand: AsyncParsableCommand {
               tether login dev
               tether login dev --device
               tether login google --name calendar \\
-                  --client-id 1234.apps.googleusercontent.com --client-secret S \\
+                  --client-id 1234.apps.googleusercontent.com \\
+                  --client-secret-file ~/.config/tether/google-secret \\
                   --scope "openid email" \\
                   --scope https://www.googleapis.com/auth/calendar.readonly
               tether login microsoft --tenant consumers \\
@@ -58,9 +59,17 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "The client secret of a confidential client; kept sealed with the vault key. Prefer TETHER_CLIENT_SECRET: other users can read command lines."
+            "The client secret of a confidential client; kept sealed with the vault key. Visible to other users in the process list: prefer --client-secret-file or TETHER_CLIENT_SECRET."
     )
     var clientSecret: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Read the client secret from a file, or from standard input with -; one trailing newline is removed.",
+            valueName: "path|-"
+        )
+    )
+    var clientSecretFile: String?
 
     @Option(
         parsing: .singleValue,
@@ -81,7 +90,10 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "Supply or override the authorization endpoint.")
     var authorizationEndpoint: String?
 
-    @Option(help: "Supply or override the token endpoint.")
+    @Option(
+        help:
+            "Supply or override the token endpoint. Used in place of discovery only when the server publishes no discovery document (404)."
+    )
     var tokenEndpoint: String?
 
     @Option(help: "Supply or override the revocation endpoint (RFC 7009).")
@@ -119,12 +131,21 @@ struct LoginCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     /// The provider settings these options give, for the environment `environment`.
-    func setup(environment: [String: String]) -> ProviderSetup {
-        ProviderSetup(
+    func setup(
+        environment: [String: String],
+        standardInput: () throws -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+    ) throws -> ProviderSetup {
+        if clientSecret != nil, clientSecretFile != nil {
+            throw CLIFailure(.usage, "Give either --client-secret or --client-secret-file, not both")
+        }
+        let fileSecret = try clientSecretFile.map {
+            try ProviderSetup.clientSecret(fromFile: $0, standardInput: standardInput)
+        }
+        return ProviderSetup(
             provider: provider,
             issuer: issuer,
             clientID: clientID,
-            clientSecret: clientSecret,
+            clientSecret: clientSecret ?? fileSecret,
             scope: scope,
             name: name,
             tenant: tenantOption,
@@ -138,7 +159,7 @@ struct LoginCommand: AsyncParsableCommand {
 
     func run() async throws {
         let workspace = try Workspace(global)
-        let setup = setup(environment: workspace.environment)
+        let setup = try setup(environment: workspace.environment)
         let name = try setup.connectionName()
         let existing = try workspace.profiles.profile(named: name)
         let choice = try setup.choice(existing: existing)

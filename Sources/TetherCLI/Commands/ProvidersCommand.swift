@@ -28,7 +28,7 @@ struct ProvidersCommand: AsyncParsableCommand {
             name: "google",
             provider: "Google (accounts.google.com)",
             terminalSignIn: true,
-            needs: "--client-id of a Desktop app client; --client-secret if Google issued one",
+            needs: "--client-id of a Desktop app client; --client-secret-file if Google issued a secret",
             notes: "Google Cloud console > APIs & Services > Credentials. Add scopes such as "
                 + "https://www.googleapis.com/auth/calendar.readonly with --scope. --device works with a "
                 + "\"TVs and Limited Input devices\" client."
@@ -52,7 +52,7 @@ struct ProvidersCommand: AsyncParsableCommand {
             name: "oidc",
             provider: "any OAuth 2.0 / OpenID Connect server",
             terminalSignIn: true,
-            needs: "--issuer URL and --client-id (no provider name); --client-secret for confidential clients",
+            needs: "--issuer URL and --client-id (no provider name); --client-secret-file for confidential clients",
             notes: "Endpoints come from discovery; --authorization-endpoint, --token-endpoint, "
                 + "--revocation-endpoint and --device-authorization-endpoint add or override them."
         ),

@@ -9,10 +9,12 @@ struct TokenCommand: AsyncParsableCommand {
         discussion: """
             Prints the access token alone on standard output, for scripts. A token that expires soon is \
             refreshed first. Any number of processes may run this at once: they share one refresh through the \
-            vault's lock, and all print the same new token.
+            vault's lock, and all print the same new token. Pipe it on rather than passing it as an argument \
+            (`$(tether token)` puts it in the process list, where other users can read it).
 
             EXAMPLES
-              curl -H "Authorization: Bearer $(tether token)" https://api.example.com/me
+              tether token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.example.com/me
+              tether request https://api.example.com/me
               tether token calendar --force-refresh
               tether token --json | jq -r .expiresAt
             """

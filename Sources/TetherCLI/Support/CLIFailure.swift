@@ -103,7 +103,7 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
             return CLIFailure(
                 .configuration,
                 strip(error.message),
-                fix: "Pass --client-secret to `tether login \(name)`, or set TETHER_CLIENT_SECRET"
+                fix: "Pass --client-secret-file to `tether login \(name)`, or set TETHER_CLIENT_SECRET"
             )
         case let error as ProviderConfigurationError:
             return CLIFailure(

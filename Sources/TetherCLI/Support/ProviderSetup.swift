@@ -11,7 +11,7 @@ struct ProviderSetup: Sendable {
     var issuer: String?
     /// `--client-id`, or `TETHER_CLIENT_ID`.
     var clientID: String?
-    /// `--client-secret`, or `TETHER_CLIENT_SECRET`.
+    /// `--client-secret`, `--client-secret-file`, or `TETHER_CLIENT_SECRET`.
     var clientSecret: ClientSecret?
     /// The scopes given, split; `nil` for the preset's.
     var scopes: [String]?
@@ -63,6 +63,41 @@ struct ProviderSetup: Sendable {
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+    }
+
+    /// The largest client secret file read, in bytes.
+    static let maximumSecretFileSize = 64 * 1024
+
+    /// Reads `--client-secret-file`: the file at `path`, or standard input for `-`. One trailing newline (what
+    /// `echo` and editors add) is removed; an empty secret is refused. Errors name the file, never its content.
+    /// - Parameters:
+    ///   - path: The file's path, or `-`.
+    ///   - standardInput: Reads standard input to its end.
+    /// - Returns: The secret.
+    static func clientSecret(fromFile path: String, standardInput: () throws -> Data) throws -> String {
+        let source = path == "-" ? "standard input" : "'\(path)'"
+        let data: Data
+        do {
+            data = try path == "-" ? standardInput() : Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure(
+                .usage,
+                "Could not read the client secret from \(source)",
+                fix: "Give --client-secret-file a readable file, or - for standard input"
+            )
+        }
+        guard data.count <= maximumSecretFileSize else {
+            throw CLIFailure(.usage, "The client secret in \(source) is longer than \(maximumSecretFileSize) bytes")
+        }
+        guard var secret = String(data: data, encoding: .utf8) else {
+            throw CLIFailure(.usage, "The client secret in \(source) is not UTF-8 text")
+        }
+        // "\r\n" is one Character, so one removal takes either line ending.
+        if secret.hasSuffix("\n") || secret.hasSuffix("\r\n") { secret.removeLast() }
+        guard !secret.isEmpty else {
+            throw CLIFailure(.usage, "The client secret in \(source) is empty", fix: "Write the secret into it")
+        }
+        return secret
     }
 
     /// The scopes from `--scope` (repeatable), else from `TETHER_SCOPE`.
@@ -242,16 +277,21 @@ struct ProviderSetup: Sendable {
             }
             return configuration
         } catch {
-            // A server without discovery still works when the endpoints are given; an outage is not a missing
-            // document, so it is reported as it is.
-            guard let tokenEndpoint = tokenEndpoint.flatMap(URL.init(string:)),
-                CLIFailure.from(error).status != .unavailable
-            else {
-                let failure = CLIFailure.from(error)
+            // Only a server that publishes no metadata (404 at every location) may go on with the endpoints given
+            // by hand. Any other failure (an outage, a malformed document, another issuer) could be an attacker
+            // stripping discovery to turn off the `iss` and ID token checks, so it is reported as it is.
+            let failure = CLIFailure.from(error)
+            let hasNoMetadata = (error as? OAuthError).map { $0 == .discoveryFailed && $0.httpStatus == 404 } ?? false
+            guard let tokenEndpoint = tokenEndpoint.flatMap(URL.init(string:)), hasNoMetadata else {
                 let fix =
-                    isDev
-                    ? "Start it with `tether dev-provider` (or pass --issuer with its URL)"
-                    : "Check --issuer, or give --authorization-endpoint and --token-endpoint"
+                    if isDev {
+                        "Start it with `tether dev-provider` (or pass --issuer with its URL)"
+                    } else if tokenEndpoint != nil {
+                        "Discovery failed for another reason than a missing document, so --token-endpoint is not "
+                            + "used in its place; check --issuer and the server"
+                    } else {
+                        "Check --issuer, or give --authorization-endpoint and --token-endpoint"
+                    }
                 throw CLIFailure(failure.status, failure.message, fix: fix)
             }
             return ProviderConfiguration(

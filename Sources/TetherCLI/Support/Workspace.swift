@@ -78,7 +78,7 @@ struct Workspace: Sendable {
             throw CLIFailure(
                 .configuration,
                 "The client secret of '\(name)' in connections.json does not open with this vault key",
-                fix: "Set TETHER_VAULT_KEY to the key it was sealed with, or sign in again with --client-secret"
+                fix: "Set TETHER_VAULT_KEY to the key it was sealed with, or sign in again with --client-secret-file"
             )
         }
     }

@@ -5,8 +5,12 @@ extension DevProvider {
     /// Everything that shapes a ``DevProvider``: address, clients, users, lifetimes, refresh-token
     /// policy, response dialect and initial faults.
     public struct Configuration: Sendable {
-        /// Host to bind; also the host of the issuer. Defaults to `127.0.0.1`.
+        /// Host to bind; also the host of the issuer. Defaults to `127.0.0.1`. Only loopback addresses
+        /// (`127.0.0.0/8`, `::1`, `localhost`) are accepted unless ``allowNonLoopbackHost`` is set.
         public var host: String
+        /// Lets ``host`` be an address other hosts can reach. Off by default: the provider signs in anyone
+        /// with the built-in passwords and its admin API mints tokens.
+        public var allowNonLoopbackHost: Bool
         /// Port to bind; `0` picks a free port. Defaults to `0`.
         public var port: Int
         /// A fixed issuer identifier. `nil` (the default) means `http://<host>:<bound port>`.
@@ -44,7 +48,9 @@ extension DevProvider {
         public var dialect: Dialect
         /// Faults active from the start; change them later through ``DevProvider/Admin``.
         public var faults: Faults
-        /// The value the `X-Tether-Admin` header must carry on `/admin/...` requests.
+        /// The value the `X-Tether-Admin` header must carry on `/admin/...` requests. A fresh random key for
+        /// every configuration by default (see ``makeAdminKey()``); read it from ``DevProvider/configuration``
+        /// or ``RunningDevProvider/adminKey``.
         public var adminKey: String
         /// The API key `POST /v1/token?key=…` accepts in the Firebase dialect.
         public var firebaseAPIKey: String
@@ -73,12 +79,14 @@ extension DevProvider {
             accessTokenFormat: AccessTokenFormat = .opaque,
             dialect: Dialect = .standard,
             faults: Faults = Faults(),
-            adminKey: String = "tether-dev-admin",
+            adminKey: String = Configuration.makeAdminKey(),
             firebaseAPIKey: String = "tether-dev-api-key",
             firebaseProjectID: String = "tether-dev",
-            now: @escaping @Sendable () -> Date = { Date() }
+            now: @escaping @Sendable () -> Date = { Date() },
+            allowNonLoopbackHost: Bool = false
         ) {
             self.host = host
+            self.allowNonLoopbackHost = allowNonLoopbackHost
             self.port = port
             self.issuer = issuer
             self.clients = clients
@@ -100,6 +108,27 @@ extension DevProvider {
             self.firebaseAPIKey = firebaseAPIKey
             self.firebaseProjectID = firebaseProjectID
             self.now = now
+        }
+
+        /// A random admin key: 32 random bytes, base64url-encoded.
+        public static func makeAdminKey() -> String { RandomToken.make() }
+
+        /// Throws unless ``host`` is a loopback address or ``allowNonLoopbackHost`` is set.
+        func validateHost() throws {
+            guard !allowNonLoopbackHost, !Self.isLoopback(host) else { return }
+            throw DevProviderError.nonLoopbackHost.with(
+                message: "The development provider refuses to bind '\(host)', which is not a loopback address; "
+                    + "set allowNonLoopbackHost to serve other hosts"
+            )
+        }
+
+        /// Whether `host` names the loopback interface: `localhost`, `::1` or an address in `127.0.0.0/8`.
+        static func isLoopback(_ host: String) -> Bool {
+            let name = host.lowercased()
+            if ["localhost", "::1", "[::1]"].contains(name) { return true }
+            let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+            return octets.count == 4 && octets[0] == "127"
+                && octets.allSatisfy { $0.count <= 3 && UInt8($0) != nil }
         }
     }
 }

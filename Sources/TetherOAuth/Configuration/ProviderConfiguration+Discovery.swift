@@ -20,7 +20,8 @@ extension ProviderConfiguration {
     ///   - transport: How the metadata is fetched.
     /// - Returns: The validated configuration.
     /// - Throws: ``OAuthError/discoveryFailed`` (unreachable, malformed, another issuer — classified transient
-    ///   when the network failed), or a ``ProviderConfigurationError`` from validation.
+    ///   when the network failed; ``OAuthError/httpStatus`` 404 when no metadata is published at all), or a
+    ///   ``ProviderConfigurationError`` from validation.
     public static func discover(
         issuer: String,
         clientID: String,
@@ -59,8 +60,12 @@ extension ProviderConfiguration {
                 if error.classification == .transient { throw error }
             }
         }
+        // Every location answered 404: the server has no metadata, which callers may treat apart from a failure.
         throw lastError
-            ?? OAuthError.discoveryFailed.with(message: "\(issuer) publishes no OpenID Connect or RFC 8414 metadata")
+            ?? OAuthError.discoveryFailed.with(
+                message: "\(issuer) publishes no OpenID Connect or RFC 8414 metadata",
+                httpStatus: 404
+            )
     }
 
     /// Fetches a metadata document; `nil` on 404 (try the next location).

@@ -24,6 +24,12 @@ public struct AuthorizationPresentationError: TetherError {
         "cannotOpenBrowser",
         "Could not open a browser"
     )
+    /// Too many callbacks arrived whose `state` did not match the sign-in in progress (another local process
+    /// is sending forged redirects); the loopback listener gave up.
+    public static let tooManyRejectedCallbacks = AuthorizationPresentationError(
+        "tooManyRejectedCallbacks",
+        "Too many sign-in callbacks did not match the sign-in in progress"
+    )
     /// The presenter cannot receive redirects to this URI.
     public static let unsupportedRedirect = AuthorizationPresentationError(
         "unsupportedRedirect",

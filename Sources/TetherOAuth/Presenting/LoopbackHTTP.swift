@@ -98,6 +98,13 @@ enum LoopbackHTTP {
         text: "The provider reported an error. You can close this window and return to the app to try again."
     )
 
+    /// The page for a callback whose `state` does not belong to the sign-in in progress.
+    static let foreignCallbackPage = page(
+        title: "Sign-in response refused",
+        heading: "This response does not belong to the sign-in in progress",
+        text: "The app is still waiting for its sign-in. Finish it in the window the app opened."
+    )
+
     /// The page for requests that are not the redirect.
     static let notFoundPage = page(
         title: "Not found",

@@ -45,11 +45,15 @@ final class LoopbackListener: Sendable {
         var connectionTimeout: Duration
         /// How many connections are kept open at once; the oldest is dropped beyond that.
         var maximumConnections = 16
+        /// How many callbacks with the wrong `state` are answered 400 before the sign-in fails.
+        var maximumRejectedCallbacks = 20
     }
 
     private struct State {
         var isStarted = false
         var isFinished = false
+        var expectedState: String?
+        var rejectedCallbacks = 0
         var stopReason: StopReason?
         var result: Result<URL, any Error>?
         var waiters: [CheckedContinuation<URL, any Error>] = []
@@ -67,7 +71,7 @@ final class LoopbackListener: Sendable {
     private let state: LockedState<State>
 
     /// Binds `127.0.0.1` on a port the system picks and starts listening (the backlog queues connections until
-    /// ``start()``).
+    /// ``start(expectedState:)``).
     /// - Parameters:
     ///   - path: The request path to wait for (`/` when empty).
     ///   - limits: Request size, read deadline and connection count.
@@ -90,10 +94,14 @@ final class LoopbackListener: Sendable {
     }
 
     /// Starts serving on a dedicated thread; does nothing when already started or stopped.
-    func start() {
+    /// - Parameter expectedState: The `state` the authorization request carries. When set, a callback with
+    ///   another `state` (or none) is answered 400 and the listener keeps waiting, so a local process that guesses
+    ///   the port cannot end the sign-in (RFC 6749 §10.12, RFC 8252 §8.9).
+    func start(expectedState: String?) {
         let shouldStart = state.withLock { state -> Bool in
             guard !state.isStarted, !state.isFinished else { return false }
             state.isStarted = true
+            state.expectedState = expectedState
             return true
         }
         guard shouldStart else { return }
@@ -155,6 +163,8 @@ final class LoopbackListener: Sendable {
         case closed
         /// The redirect arrived and was answered.
         case received(URL)
+        /// The listener gives up.
+        case failed(any Error)
     }
 
     private func serve() {
@@ -189,7 +199,7 @@ final class LoopbackListener: Sendable {
             // Serve the connections that were polled; new ones join on the next round.
             var kept: [Connection] = []
             for (offset, var connection) in connections.enumerated() {
-                if case .success = outcome {
+                if outcome != nil {
                     close(connection.fd)
                     continue
                 }
@@ -197,6 +207,7 @@ final class LoopbackListener: Sendable {
                 case .waiting: kept.append(connection)
                 case .closed: break
                 case .received(let url): outcome = .success(url)
+                case .failed(let error): outcome = .failure(error)
                 }
             }
             connections = kept
@@ -270,6 +281,10 @@ final class LoopbackListener: Sendable {
             respond(fd, .badRequest, LoopbackHTTP.badRequestPage)
             return .closed
         }
+        if let rejected = rejectForeignState(url) {
+            respond(fd, .badRequest, LoopbackHTTP.foreignCallbackPage)
+            return rejected
+        }
         let isError = LoopbackHTTP.hasError(query: query)
         respond(fd, .ok, isError ? LoopbackHTTP.errorPage : LoopbackHTTP.successPage)
         // The query holds the code and state: only the path is logged.
@@ -278,6 +293,38 @@ final class LoopbackListener: Sendable {
             metadata: ["presenter.path": "\(requestPath)", "presenter.has_error": "\(isError)"]
         )
         return .received(url)
+    }
+
+    /// Checks the callback's `state` against the authorization request's; `nil` when it matches (or no state was
+    /// sent), otherwise how to go on: keep waiting, or fail after too many rejected callbacks.
+    private func rejectForeignState(_ url: URL) -> Step? {
+        let decision = state.withLock { state -> (count: Int, giveUp: Bool)? in
+            guard let expected = state.expectedState else { return nil }
+            let received = URLComponents(url: url, resolvingAgainstBaseURL: false)?
+                .queryItems?.first { $0.name == "state" }?.value
+            if let received, Self.constantTimeEqual(received, expected) { return nil }
+            state.rejectedCallbacks += 1
+            return (state.rejectedCallbacks, state.rejectedCallbacks >= limits.maximumRejectedCallbacks)
+        }
+        guard let decision else { return nil }
+        // Neither value is logged: the state binds the sign-in, the query may carry a code.
+        logger.warning(
+            "Loopback callback rejected: its state does not match the sign-in in progress",
+            metadata: ["presenter.status": "400", "presenter.rejected_callbacks": "\(decision.count)"]
+        )
+        guard decision.giveUp else { return .closed }
+        return .failed(
+            AuthorizationPresentationError.tooManyRejectedCallbacks.with(
+                message: "The sign-in was abandoned after \(decision.count) callbacks whose state did not match"
+            )
+        )
+    }
+
+    /// Compares two strings in time that depends only on their lengths.
+    private static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let (left, right) = (Array(lhs.utf8), Array(rhs.utf8))
+        guard left.count == right.count else { return false }
+        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// Sends a whole response and closes the connection.

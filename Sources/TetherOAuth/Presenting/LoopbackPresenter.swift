@@ -10,7 +10,9 @@ import Tether
 /// port). ``AuthorizationPresentation/present(_:)`` opens the browser with ``Configuration/browser`` and waits
 /// for a `GET` to the redirect path, answers it with a short "you can close this window" page
 /// (`Cache-Control: no-store`) and returns the full callback URL. Other paths (a favicon, probes) get 404,
-/// unreadable or oversized requests get 400, and the listener keeps waiting.
+/// unreadable or oversized requests get 400, and the listener keeps waiting. A callback whose `state` differs
+/// from the authorization URL's gets 400 and is logged (never its values); after 20 of them `present` throws
+/// ``AuthorizationPresentationError/tooManyRejectedCallbacks``.
 ///
 /// The path comes from the configured redirect URI when it is a loopback one (`http://127.0.0.1`,
 /// `http://localhost` or `http://[::1]`, any port); without one it is ``Configuration/defaultPath``. The
@@ -144,7 +146,9 @@ public struct LoopbackPresenter: AuthorizationPresenter {
         let logger: Logger
 
         func present(_ authorizationURL: URL) async throws -> URL {
-            listener.start()
+            let expectedState = URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false)?
+                .queryItems?.first { $0.name == "state" }?.value
+            listener.start(expectedState: expectedState)
             logger.debug("Opening the authorization page", metadata: ["presenter.url": "\(redacted(authorizationURL))"])
             let (listener, browser, clock, timeout, logger) = (
                 listener, configuration.browser, clock, configuration.timeout, logger

@@ -14,7 +14,7 @@ struct CalendarAdminTests {
         try await provider.application().test(.router) { client in
             let overview = try await client.get(
                 "/admin/calendar",
-                headers: [HTTPField.Name("X-Tether-Admin")!: Fixture.adminKey]
+                headers: [HTTPField.Name("X-Tether-Admin")!: provider.configuration.adminKey]
             )
             #expect(overview.status == .ok)
             let json = try overview.json()
@@ -37,7 +37,8 @@ struct CalendarAdminTests {
                     {"username": "ada", "calendar": "primary", "summary": "AF 7512 CDG → NCE",
                      "start": {"dateTime": "2027-01-19T07:00:00+01:00", "timeZone": "Europe/Paris"},
                      "end": "2027-01-19T08:25:00+01:00"}
-                    """
+                    """,
+                adminKey: provider.configuration.adminKey
             )
             #expect(added.status == .created)
             let id = try #require(try added.json()["id"] as? String)
@@ -53,27 +54,42 @@ struct CalendarAdminTests {
             let changed = try await client.adminRequest(
                 "/admin/calendar/events/\(id)",
                 method: .patch,
-                json: #"{"summary": "AF 7512 CDG → NCE (delayed)", "location": "CDG 2F"}"#
+                json: #"{"summary": "AF 7512 CDG → NCE (delayed)", "location": "CDG 2F"}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(changed.status == .ok)
             #expect(await provider.admin.calendarEvent(id: id)?.summary == "AF 7512 CDG → NCE (delayed)")
 
-            #expect(try await client.adminRequest("/admin/calendar/events/\(id)", method: .delete).status == .ok)
-            #expect(try await client.adminRequest("/admin/calendar/events/\(id)", method: .delete).status == .notFound)
+            #expect(
+                try await client.adminRequest(
+                    "/admin/calendar/events/\(id)",
+                    method: .delete,
+                    adminKey: provider.configuration.adminKey
+                ).status == .ok
+            )
+            #expect(
+                try await client.adminRequest(
+                    "/admin/calendar/events/\(id)",
+                    method: .delete,
+                    adminKey: provider.configuration.adminKey
+                ).status == .notFound
+            )
             #expect(await provider.admin.calendarEvent(id: id) == nil)
 
             let allDay = try await client.adminRequest(
                 "/admin/calendar/events",
                 method: .post,
                 json:
-                    #"{"username": "ada", "summary": "Holiday", "start": {"date": "2027-01-22"}, "end": {"date": "2027-01-23"}}"#
+                    #"{"username": "ada", "summary": "Holiday", "start": {"date": "2027-01-22"}, "end": {"date": "2027-01-23"}}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(allDay.status == .created)
             let mixed = try await client.adminRequest(
                 "/admin/calendar/events",
                 method: .post,
                 json:
-                    #"{"username": "ada", "summary": "Bad", "start": {"date": "2027-01-22"}, "end": "2027-01-23T00:00:00Z"}"#
+                    #"{"username": "ada", "summary": "Bad", "start": {"date": "2027-01-22"}, "end": "2027-01-23T00:00:00Z"}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(mixed.status == .badRequest)
         }
@@ -86,7 +102,8 @@ struct CalendarAdminTests {
             let generated = try await client.adminRequest(
                 "/admin/calendar/generate",
                 method: .post,
-                json: #"{"username": "grace", "count": 40, "start": "2027-03-01T00:00:00Z", "interval_minutes": 60}"#
+                json: #"{"username": "grace", "count": 40, "start": "2027-03-01T00:00:00Z", "interval_minutes": 60}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(try generated.json()["generated"] as? Int == 40)
             let grace = try await calendarToken(provider, user: "grace")
@@ -99,7 +116,8 @@ struct CalendarAdminTests {
             let reset = try await client.adminRequest(
                 "/admin/calendar/reset",
                 method: .post,
-                json: #"{"epoch": "2026-03-02T00:00:00Z"}"#
+                json: #"{"epoch": "2026-03-02T00:00:00Z"}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(try reset.json()["epoch"] as? String == "2026-03-02T00:00:00Z")
             #expect(try await client.api(events + query([("syncToken", syncToken)]), token: token).status == .gone)

@@ -52,10 +52,15 @@ extension TestClientProtocol {
         return try await self.execute(uri: path, method: .get, headers: headers)
     }
 
-    func adminRequest(_ uri: String, method: HTTPRequest.Method, json: String = "{}") async throws -> TestResponse {
+    func adminRequest(
+        _ uri: String,
+        method: HTTPRequest.Method,
+        json: String = "{}",
+        adminKey: String
+    ) async throws -> TestResponse {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        headers[HTTPField.Name("X-Tether-Admin")!] = Fixture.adminKey
+        headers[HTTPField.Name("X-Tether-Admin")!] = adminKey
         return try await self.execute(uri: uri, method: method, headers: headers, body: ByteBuffer(string: json))
     }
 }

@@ -214,7 +214,8 @@ struct GoogleCalendarTests {
             try await provider.admin.updateCalendarEvent(id: dentist) { $0.summary = "Dentist (rescheduled)" }
             let changed = try await client.adminRequest(
                 "/admin/calendar/events/\(offsite)",
-                method: .delete
+                method: .delete,
+                adminKey: provider.configuration.adminKey
             )
             #expect(changed.status == .ok)
 
@@ -271,7 +272,8 @@ struct GoogleCalendarTests {
             let invalidate = try await client.adminRequest(
                 "/admin/calendar/invalidate-sync",
                 method: .post,
-                json: #"{"username":"ada"}"#
+                json: #"{"username":"ada"}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(invalidate.status == .ok)
             let gone = try await client.api(self.events + query([("syncToken", syncToken)]), token: token)
@@ -294,7 +296,8 @@ struct GoogleCalendarTests {
             let set = try await client.admin(
                 "/admin/faults",
                 json:
-                    #"{"endpoint":"google_calendar","rate_limits":1,"rate_limit_status":403,"rate_limit_reason":"userRateLimitExceeded"}"#
+                    #"{"endpoint":"google_calendar","rate_limits":1,"rate_limit_status":403,"rate_limit_reason":"userRateLimitExceeded"}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(set.status == .ok)
             let forbidden = try await client.api(self.events, token: token)

@@ -229,7 +229,8 @@ struct GraphCalendarTests {
             #expect(try tooMany.errorReason() == "TooManyRequests")
             let set = try await client.admin(
                 "/admin/faults",
-                json: #"{"endpoint":"graph_calendar","server_errors":1,"status":503,"retry_after":2}"#
+                json: #"{"endpoint":"graph_calendar","server_errors":1,"status":503,"retry_after":2}"#,
+                adminKey: provider.configuration.adminKey
             )
             #expect(set.status == .ok)
             let unavailable = try await client.api(self.calendarView, token: token)

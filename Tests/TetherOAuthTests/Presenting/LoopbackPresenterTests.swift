@@ -124,6 +124,44 @@ extension Presenting {
             #expect(!response.body.contains("You are signed in"))
         }
 
+        @Test func forgedCallbackWithAnotherStateGets400AndTheRealOneSignsIn() async throws {
+            let handler = InMemoryLogHandler()
+            var logger = Logger(label: "presenter", factory: { _ in handler })
+            logger.logLevel = .trace
+            let (port, callback) = try await Harness(logger: logger).presenting(Self.authorizationURL)
+
+            let forged = try await RawHTTP.get("/callback?error=access_denied&state=forged-state", port: port)
+            let stateless = try await RawHTTP.get("/callback?code=forged-code", port: port)
+            let real = try await RawHTTP.get("/callback?code=abc&state=s1", port: port)
+
+            #expect(forged.status == 400)
+            #expect(forged.body.contains("does not belong to the sign-in in progress"))
+            #expect(stateless.status == 400)
+            #expect(real.status == 200)
+            #expect(try await callback.value.query == "code=abc&state=s1")
+            let rejections = handler.entries.filter { $0.message.description.contains("rejected") }
+            #expect(rejections.map { $0.metadata["presenter.rejected_callbacks"]?.description } == ["1", "2"])
+            for entry in handler.entries {
+                let text = "\(entry.message) \(entry.metadata)"
+                #expect(!text.contains("forged-state"))
+                #expect(!text.contains("forged-code"))
+            }
+        }
+
+        @Test func tooManyForgedCallbacksEndTheSignInWithATypedError() async throws {
+            let (port, call) = try await Harness().presenting(Self.authorizationURL)
+
+            for attempt in 1...20 {
+                let forged = try await RawHTTP.get("/callback?code=x&state=guess-\(attempt)", port: port)
+                #expect(forged.status == 400)
+            }
+
+            await #expect(throws: AuthorizationPresentationError.tooManyRejectedCallbacks) {
+                try await call.value
+            }
+            #expect(RawHTTP.isRefused(port: port))
+        }
+
         @Test func malformedAndOversizedRequestsGet400AndTheListenerKeepsWaiting() async throws {
             let harness = Harness()
             let presentation = try await harness.presenter.begin(redirectURI: nil)
@@ -257,7 +295,8 @@ extension Presenting {
             let harness = Harness(logger: logger)
             let presentation = try await harness.presenter.begin(redirectURI: nil)
             let port = try #require(presentation.redirectURI.port).asPort
-            async let callback = presentation.present(Self.authorizationURL)
+            let authorizationURL = URL(string: "https://issuer.example/authorize?client_id=app&state=secret-state")!
+            async let callback = presentation.present(authorizationURL)
             _ = await harness.nextOpened()
             _ = try await RawHTTP.get("/callback?code=secret-code&state=secret-state", port: port)
             _ = try await callback
@@ -293,6 +332,16 @@ private struct Harness {
             clock: clock,
             logger: logger
         )
+    }
+
+    /// Begins a presentation on the default path and presents `authorizationURL` until the browser was asked to
+    /// open it; returns the listener's port and the pending result.
+    func presenting(_ authorizationURL: URL) async throws -> (port: UInt16, callback: Task<URL, any Error>) {
+        let presentation = try await presenter.begin(redirectURI: nil)
+        let port = try #require(presentation.redirectURI.port).asPort
+        let callback = Task { try await presentation.present(authorizationURL) }
+        _ = await nextOpened()
+        return (port, callback)
     }
 
     /// Waits until the presenter asked the browser to open a URL.
