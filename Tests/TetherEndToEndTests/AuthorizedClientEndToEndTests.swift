@@ -245,4 +245,66 @@ struct AuthorizedClientEndToEndTests {
         #expect(message.hasPrefix("[2J]0;ownedbroken level=error msg=forgedxxx"))
         #expect(message.unicodeScalars.count == 200)
     }
+
+    @Test func plainHTTPToAHostOtherThanLoopbackIsRefusedBeforeATokenIsSent() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let (client, counting) = try await Self.countingClient(harness)
+
+        for url in ["http://api.example.com/events", "http://10.0.0.1:8080/events", "HTTP://128.0.0.1/events"] {
+            let request = HTTPRequest(method: .get, url: try #require(URL(string: url)))
+            let error = await #expect(throws: AuthorizedClientError.insecureTransport) {
+                try await client.send(request)
+            }
+            #expect(error?.message.contains("Bearer") == false)
+        }
+        #expect(counting.paths.isEmpty)
+        #expect(counting.authorizations.isEmpty)
+        // Plain http to the provider on 127.0.0.1 is still allowed.
+        let (response, _) = try await client.send(Self.get(harness.running.issuer, "resource"))
+        #expect(response.status == .ok)
+    }
+
+    @Test func anAPIThatRejectsEveryTokenWithoutAChallengeCausesOneRefreshPerInterval() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let canned = try await CannedServer.start([
+            "rejects": CannedServer.Answer(status: .unauthorized, body: #"{"message":"no"}"#)
+        ])
+        defer { Task { await canned.stop() } }
+        let session = try await Self.signedIn(harness)
+        let client = AuthorizedClient(session: session, transport: harness.transport, clock: harness.clock)
+
+        // Rounds of concurrent requests, each round starting after the previous one failed: without a limit every
+        // round would force another refresh.
+        for _ in 0..<3 {
+            let failures = await withTaskGroup(of: AuthorizedClientError?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            _ = try await client.send(Self.get(canned.base, "rejects"))
+                            return nil
+                        } catch {
+                            return error as? AuthorizedClientError
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(failures.count == 8)
+            for failure in failures {
+                #expect(failure == .unauthorized)
+                #expect(failure?.requiresSignIn == false)
+            }
+        }
+        #expect(await harness.counters()[.refreshes] == 1)
+        #expect(await session.status.kind == .connected)
+
+        // Once the interval (30 seconds by default) has passed, one more refresh is allowed.
+        harness.clock.advance(by: .seconds(31))
+        await #expect(throws: AuthorizedClientError.unauthorized) {
+            try await client.send(Self.get(canned.base, "rejects"))
+        }
+        #expect(await harness.counters()[.refreshes] == 2)
+    }
 }

@@ -47,15 +47,30 @@ extension Session {
     /// refresh leeway), it is returned without a second refresh; a newer token that is already stale is refreshed
     /// like any other, so the one retry after a 401 never goes out with a token about to expire. Calls made while
     /// a refresh is in flight join it.
+    ///
+    /// At most one refresh is forced per ``Configuration/minimumForcedRefreshInterval``, so that a resource server
+    /// that rejects every token cannot make the session refresh for every request.
     /// - Parameter rejectedToken: The token the resource server rejected; `nil` for the current one.
     /// - Returns: A new access token.
-    /// - Throws: See ``validAccessToken(minimumLifetime:)``.
+    /// - Throws: See ``validAccessToken(minimumLifetime:)``; ``SessionError/refreshThrottled`` when a refresh was
+    ///   forced less than the minimum interval ago.
     public func forceRefresh(rejecting rejectedToken: AccessToken? = nil) async throws -> AccessToken {
         try await loadIfNeeded()
         guard let record else { throw notConnectedError() }
         let rejected = rejectedToken ?? record.tokens.accessToken
         if let current = record.tokens.accessToken, current != rejected, dateSource.now < freshUntil {
             return current
+        }
+        // Joining a refresh in flight costs the provider nothing; only a new refresh counts against the limit.
+        if case .refreshing = activity {
+        } else {
+            let interval = configuration.minimumForcedRefreshInterval
+            if let sinceForcedRefresh, interval > .zero, sinceForcedRefresh() < interval {
+                logger.debug("Forced refresh refused: the last one was too recent")
+                throw SessionError.refreshThrottled
+            }
+            let clock: any Clock<Duration> = self.clock
+            sinceForcedRefresh = Self.stopwatch(on: clock)
         }
         let refreshed = try await refreshed(rejecting: rejected, allowingUnexpired: false)
         guard let token = refreshed.tokens.accessToken else { throw notConnectedError() }

@@ -70,6 +70,8 @@ public actor Session {
     /// Wakes the session when a token without a refresh token expires, so the status follows the clock.
     var expiryWatch: Task<Void, Never>?
     var random = SystemRandomNumberGenerator()
+    /// Time since the last refresh ``forceRefresh(rejecting:)`` started, on the injected clock; `nil` before one.
+    var sinceForcedRefresh: (@Sendable () -> Duration)?
 
     /// What the session is doing.
     enum Activity {
@@ -264,6 +266,12 @@ public actor Session {
     static func timer(on clock: some Clock<Duration>, for duration: Duration) -> @Sendable () async -> Void {
         let deadline = clock.now.advanced(by: duration)
         return { try? await clock.sleep(until: deadline, tolerance: nil) }
+    }
+
+    /// Starts measuring on `clock` now; the returned closure tells how much time has passed since.
+    static func stopwatch(on clock: some Clock<Duration>) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     func needsRefresh(_ record: Connection, now: Date) -> Bool {
