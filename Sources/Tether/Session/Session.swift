@@ -366,6 +366,31 @@ public actor Session {
     /// - Throws: A storage ``SessionError`` when the record could not be deleted; the user is then still signed
     ///   in, and the call can be repeated.
     public func signOut() async throws {
+        // Under the refresh lease, so that a refresh in flight finishes first: otherwise it could rotate the refresh
+        // token after it was read here, and the revocation would spend itself on the old token while the new one
+        // stays live at the provider.
+        let lease: (any RefreshLease)?
+        do {
+            lease = try await store.acquireRefreshLease(for: id, timeout: configuration.leaseTimeout)
+        } catch {
+            // Signing out must not depend on the lease; a refresh racing this one may then outlive it.
+            logger.warning(
+                "Signing out without the refresh lease",
+                metadata: ["store.error": "\((error as? CredentialStoreError)?.message ?? "\(type(of: error))")"]
+            )
+            lease = nil
+        }
+        do {
+            try await signOutHoldingLease()
+            await lease?.release()
+        } catch {
+            await lease?.release()
+            throw error
+        }
+    }
+
+    /// Reads, deletes and revokes the record that is current at the time of the delete.
+    private func signOutHoldingLease() async throws {
         let existing = try? await store.read(id)
         let toRevoke = existing ?? record
         do {
