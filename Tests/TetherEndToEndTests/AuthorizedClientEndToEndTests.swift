@@ -37,6 +37,19 @@ struct AuthorizedClientEndToEndTests {
         }
     }
 
+    /// A transport that records requests and answers `200` without connecting anywhere.
+    final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var sent: [HTTPRequest] = []
+
+        var requests: [HTTPRequest] { lock.withLock { sent } }
+
+        func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+            lock.withLock { sent.append(request) }
+            return (HTTPResponse(status: .ok), Data())
+        }
+    }
+
     static func signedIn(_ harness: ProviderHarness) async throws -> Session {
         let result = try await harness.client.signIn(using: FormBrowser().presenter())
         let session = harness.session(MemoryStore(clock: harness.clock))
@@ -249,7 +262,9 @@ struct AuthorizedClientEndToEndTests {
     @Test func plainHTTPToAHostOtherThanLoopbackIsRefusedBeforeATokenIsSent() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let (client, counting) = try await Self.countingClient(harness)
+        // Records what it would send and connects nowhere: no request may leave for these hosts.
+        let recording = RecordingTransport()
+        let client = AuthorizedClient(session: try await Self.signedIn(harness), transport: recording)
 
         for url in ["http://api.example.com/events", "http://10.0.0.1:8080/events", "HTTP://128.0.0.1/events"] {
             let request = HTTPRequest(method: .get, url: try #require(URL(string: url)))
@@ -258,11 +273,13 @@ struct AuthorizedClientEndToEndTests {
             }
             #expect(error?.message.contains("Bearer") == false)
         }
-        #expect(counting.paths.isEmpty)
-        #expect(counting.authorizations.isEmpty)
-        // Plain http to the provider on 127.0.0.1 is still allowed.
-        let (response, _) = try await client.send(Self.get(harness.running.issuer, "resource"))
-        #expect(response.status == .ok)
+        #expect(recording.requests.isEmpty)
+        // Plain http to a loopback host is still allowed.
+        for url in ["http://127.0.0.1:9/events", "http://localhost/events", "http://[::1]:8080/events"] {
+            _ = try await client.send(HTTPRequest(method: .get, url: try #require(URL(string: url))))
+        }
+        #expect(recording.requests.count == 3)
+        #expect(recording.requests.allSatisfy { $0.headerFields[.authorization]?.hasPrefix("Bearer ") == true })
     }
 
     @Test func anAPIThatRejectsEveryTokenWithoutAChallengeCausesOneRefreshPerInterval() async throws {
