@@ -125,7 +125,7 @@ public struct AuthorizedClient: Sendable {
                 }
                 refreshed = true
                 do {
-                    token = try await session.forceRefresh(rejecting: token)
+                    token = try await session.forceRefresh(rejecting: token, throttled: true)
                 } catch let error as SessionError {
                     throw AuthorizedClientError.unauthorized.with(
                         message: "\(target) rejected the token and it could not be refreshed: \(error.message)",

@@ -16,10 +16,11 @@ extension Session {
         public var leaseTimeout: Duration
         /// How transient failures are retried.
         public var retry: RetryPolicy
-        /// The shortest time between two refreshes forced by ``Session/forceRefresh(rejecting:)``; 30 seconds by
+        /// The shortest time between two refreshes that an ``AuthorizedClient`` forces after a `401`; 30 seconds by
         /// default, `.zero` for no limit. A resource server that rejects every token (a `401` for each request)
-        /// then costs at most one refresh per interval instead of one per request; a forced refresh within the
-        /// interval fails with ``SessionError/refreshThrottled``.
+        /// then costs at most one refresh per interval instead of one per request; within the interval the request
+        /// fails with ``AuthorizedClientError/unauthorized`` (its cause ``SessionError/refreshThrottled``).
+        /// ``Session/forceRefresh(rejecting:)`` called directly is not limited.
         public var minimumForcedRefreshInterval: Duration
 
         /// Creates a configuration.

@@ -48,14 +48,23 @@ extension Session {
     /// refresh leeway), it is returned without a second refresh; a newer token that is already stale is refreshed
     /// like any other, so the one retry after a 401 never goes out with a token about to expire. Calls made while
     /// a refresh is in flight join it.
-    ///
-    /// At most one refresh is forced per ``Configuration/minimumForcedRefreshInterval``, so that a resource server
-    /// that rejects every token cannot make the session refresh for every request.
     /// - Parameter rejectedToken: The token the resource server rejected; `nil` for the current one.
     /// - Returns: A new access token.
-    /// - Throws: See ``validAccessToken(minimumLifetime:)``; ``SessionError/refreshThrottled`` when a refresh was
-    ///   forced less than the minimum interval ago.
+    /// - Throws: See ``validAccessToken(minimumLifetime:)``.
     public func forceRefresh(rejecting rejectedToken: AccessToken? = nil) async throws -> AccessToken {
+        try await forceRefresh(rejecting: rejectedToken, throttled: false)
+    }
+
+    /// ``forceRefresh(rejecting:)`` for a client that refreshes on its own after a `401`: when `throttled`, at most
+    /// one such refresh starts per ``Configuration/minimumForcedRefreshInterval``, so that a resource server that
+    /// rejects every token cannot make the session refresh for every request.
+    /// - Parameters:
+    ///   - rejectedToken: The token the resource server rejected; `nil` for the current one.
+    ///   - throttled: Whether the minimum interval applies.
+    /// - Returns: A new access token.
+    /// - Throws: See ``validAccessToken(minimumLifetime:)``; ``SessionError/refreshThrottled`` when a throttled
+    ///   refresh was forced less than the minimum interval ago.
+    package func forceRefresh(rejecting rejectedToken: AccessToken?, throttled: Bool) async throws -> AccessToken {
         try await loadIfNeeded()
         await retryUnsavedWrite()
         guard let record else { throw notConnectedError() }
@@ -64,7 +73,8 @@ extension Session {
             return current
         }
         // Joining a refresh in flight costs the provider nothing; only a new refresh counts against the limit.
-        if case .refreshing = activity {
+        if !throttled {
+        } else if case .refreshing = activity {
         } else {
             let interval = configuration.minimumForcedRefreshInterval
             if let sinceForcedRefresh, interval > .zero, sinceForcedRefresh() < interval {

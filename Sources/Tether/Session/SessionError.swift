@@ -53,7 +53,8 @@ public struct SessionError: TetherError {
         "The provider issues tokens that live shorter than the requested minimum"
     )
 
-    /// A refresh was forced again within ``Session/Configuration/minimumForcedRefreshInterval`` of the last one:
+    /// An ``AuthorizedClient`` would have forced a refresh within
+    /// ``Session/Configuration/minimumForcedRefreshInterval`` of the last one:
     /// the resource server keeps rejecting tokens the provider has just issued. The session and its tokens are
     /// kept.
     public static let refreshThrottled = SessionError(
