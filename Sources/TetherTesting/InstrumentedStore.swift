@@ -21,6 +21,7 @@ public final class InstrumentedStore: CredentialStore {
     private let calls = LockedState(Calls())
     private let readFailure = LockedState<CredentialStoreError?>(nil)
     private let writeFailure = LockedState<CredentialStoreError?>(nil)
+    private let countedWriteFailures = LockedState<(count: Int, error: CredentialStoreError)?>(nil)
     private let writeHook: LockedState<(@Sendable (Connection) async -> Void)?> = LockedState(nil)
 
     /// Wraps `base`.
@@ -38,6 +39,14 @@ public final class InstrumentedStore: CredentialStore {
     /// - Parameter error: The failure, or `nil` to write normally again.
     public func failWrites(with error: CredentialStoreError?) { writeFailure.withLock { $0 = error } }
 
+    /// Makes the next `count` writes fail with `error`, then write normally again.
+    /// - Parameters:
+    ///   - count: How many writes fail.
+    ///   - error: The failure.
+    public func failNextWrites(_ count: Int, with error: CredentialStoreError) {
+        countedWriteFailures.withLock { $0 = count > 0 ? (count, error) : nil }
+    }
+
     /// Runs `hook` after each successful write, before the write returns to its caller.
     /// - Parameter hook: Receives the stored record.
     public func onWrite(_ hook: (@Sendable (Connection) async -> Void)?) { writeHook.withLock { $0 = hook } }
@@ -50,6 +59,12 @@ public final class InstrumentedStore: CredentialStore {
 
     public func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
         if let error = writeFailure.withLock({ $0 }) { throw error }
+        let counted = countedWriteFailures.withLock { failures -> CredentialStoreError? in
+            guard let current = failures else { return nil }
+            failures = current.count > 1 ? (current.count - 1, current.error) : nil
+            return current.error
+        }
+        if let counted { throw counted }
         let written = try await base.write(connection, expecting: precondition)
         calls.withLock { $0.writes += 1 }
         if let hook = writeHook.withLock({ $0 }) { await hook(written) }

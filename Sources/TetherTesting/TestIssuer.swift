@@ -136,11 +136,16 @@ public final class TestIssuer: TokenRefresher, TokenRevoker, Sendable {
         return try outcome.get()
     }
 
-    /// Revokes the grant a token belongs to (RFC 7009).
+    /// Revokes the grant a refresh token belongs to (RFC 7009), and the access token.
+    ///
+    /// A refresh token that was already spent by a rotation is no longer valid, and revoking an invalid token does
+    /// nothing (RFC 7009 §2.2): the grant, and the refresh token that replaced it, stay live.
     public func revoke(_ tokens: TokenSet, account: Account) async throws {
         try mutate { state in
             state.counters.revocations += 1
-            if let token = tokens.refreshToken?.revealedValue, let grantID = state.refreshTokens[token] {
+            if let token = tokens.refreshToken?.revealedValue, let grantID = state.refreshTokens[token],
+                state.grants[grantID]?.currentRefreshToken == token
+            {
                 state.grants[grantID]?.isRevoked = true
             }
             if let token = tokens.accessToken?.revealedValue { state.accessTokens[token] = nil }
@@ -168,6 +173,12 @@ public final class TestIssuer: TokenRefresher, TokenRevoker, Sendable {
     /// - Returns: `true` when the token is one of the issuer's.
     public func issued(_ token: AccessToken) throws -> Bool {
         try mutate { state in state.accessTokens[token.revealedValue] != nil }
+    }
+
+    /// How many refresh tokens the issuer would still accept: one for each grant that is not revoked.
+    /// - Returns: The number of live refresh tokens.
+    public func liveRefreshTokens() throws -> Int {
+        try mutate { state in state.grants.values.count { !$0.isRevoked } }
     }
 
     /// What the issuer did so far.

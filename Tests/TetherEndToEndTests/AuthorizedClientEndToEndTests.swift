@@ -37,6 +37,19 @@ struct AuthorizedClientEndToEndTests {
         }
     }
 
+    /// A transport that records requests and answers `200` without connecting anywhere.
+    final class RecordingTransport: HTTPTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var sent: [HTTPRequest] = []
+
+        var requests: [HTTPRequest] { lock.withLock { sent } }
+
+        func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+            lock.withLock { sent.append(request) }
+            return (HTTPResponse(status: .ok), Data())
+        }
+    }
+
     static func signedIn(_ harness: ProviderHarness) async throws -> Session {
         let result = try await harness.client.signIn(using: FormBrowser().presenter())
         let session = harness.session(MemoryStore(clock: harness.clock))
@@ -244,5 +257,71 @@ struct AuthorizedClientEndToEndTests {
         let message = try #require(error?.serverMessage)
         #expect(message.hasPrefix("[2J]0;ownedbroken level=error msg=forgedxxx"))
         #expect(message.unicodeScalars.count == 200)
+    }
+
+    @Test func plainHTTPToAHostOtherThanLoopbackIsRefusedBeforeATokenIsSent() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        // Records what it would send and connects nowhere: no request may leave for these hosts.
+        let recording = RecordingTransport()
+        let client = AuthorizedClient(session: try await Self.signedIn(harness), transport: recording)
+
+        for url in ["http://api.example.com/events", "http://10.0.0.1:8080/events", "HTTP://128.0.0.1/events"] {
+            let request = HTTPRequest(method: .get, url: try #require(URL(string: url)))
+            let error = await #expect(throws: AuthorizedClientError.insecureTransport) {
+                try await client.send(request)
+            }
+            #expect(error?.message.contains("Bearer") == false)
+        }
+        #expect(recording.requests.isEmpty)
+        // Plain http to a loopback host is still allowed.
+        for url in ["http://127.0.0.1:9/events", "http://localhost/events", "http://[::1]:8080/events"] {
+            _ = try await client.send(HTTPRequest(method: .get, url: try #require(URL(string: url))))
+        }
+        #expect(recording.requests.count == 3)
+        #expect(recording.requests.allSatisfy { $0.headerFields[.authorization]?.hasPrefix("Bearer ") == true })
+    }
+
+    @Test func anAPIThatRejectsEveryTokenWithoutAChallengeCausesOneRefreshPerInterval() async throws {
+        let harness = try await ProviderHarness.start()
+        defer { Task { await harness.stop() } }
+        let canned = try await CannedServer.start([
+            "rejects": CannedServer.Answer(status: .unauthorized, body: #"{"message":"no"}"#)
+        ])
+        defer { Task { await canned.stop() } }
+        let session = try await Self.signedIn(harness)
+        let client = AuthorizedClient(session: session, transport: harness.transport, clock: harness.clock)
+
+        // Rounds of concurrent requests, each round starting after the previous one failed: without a limit every
+        // round would force another refresh.
+        for _ in 0..<3 {
+            let failures = await withTaskGroup(of: AuthorizedClientError?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        do {
+                            _ = try await client.send(Self.get(canned.base, "rejects"))
+                            return nil
+                        } catch {
+                            return error as? AuthorizedClientError
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(failures.count == 8)
+            for failure in failures {
+                #expect(failure == .unauthorized)
+                #expect(failure?.requiresSignIn == false)
+            }
+        }
+        #expect(await harness.counters()[.refreshes] == 1)
+        #expect(await session.status.kind == .connected)
+
+        // Once the interval (30 seconds by default) has passed, one more refresh is allowed.
+        harness.clock.advance(by: .seconds(31))
+        await #expect(throws: AuthorizedClientError.unauthorized) {
+            try await client.send(Self.get(canned.base, "rejects"))
+        }
+        #expect(await harness.counters()[.refreshes] == 2)
     }
 }

@@ -9,6 +9,11 @@ public import Logging
 /// - A `401` with `error="invalid_token"` — or a `401` without a `WWW-Authenticate` challenge — forces one
 ///   refresh (shared with every other caller) and retries once. Never more.
 /// - A `403` with `error="insufficient_scope"` is ``AuthorizedClientError/forbidden`` naming the scope; no retry.
+/// - Forced refreshes are rate-limited (``Session/Configuration/minimumForcedRefreshInterval``): an API that
+///   rejects every token gets ``AuthorizedClientError/unauthorized`` without a refresh storm.
+/// - A request over plain `http` to a host other than loopback (127.0.0.0/8, `::1`, `localhost`) is refused
+///   with ``AuthorizedClientError/insecureTransport`` before a token is read, since anyone on the path could
+///   read the bearer token (RFC 6750 §5.3).
 /// - `429` and `503` with `Retry-After` are retried with bounded backoff, for idempotent methods (or any method
 ///   when the caller opts in).
 ///
@@ -81,10 +86,11 @@ public struct AuthorizedClient: Sendable {
     ///   - request: The request; an `Authorization` header in it is replaced.
     ///   - body: The body, if any.
     /// - Returns: The response and its body.
-    /// - Throws: ``AuthorizedClientError`` — `unauthorized` (with whether the session now needs sign-in),
-    ///   `forbidden`, `server`, `transport` — or a ``SessionError`` when no token could be had.
+    /// - Throws: ``AuthorizedClientError`` — `insecureTransport`, `unauthorized` (with whether the session now
+    ///   needs sign-in), `forbidden`, `server`, `transport` — or a ``SessionError`` when no token could be had.
     public func send(_ request: HTTPRequest, body: Data? = nil) async throws -> (HTTPResponse, Data) {
         let target = request.redactedTarget
+        try Self.requireSecureTransport(request, target: target)
         let retriable = configuration.retriesNonIdempotentRequests || Self.isIdempotent(request.method)
         var refreshed = false
         var attempt = 0
@@ -119,7 +125,7 @@ public struct AuthorizedClient: Sendable {
                 }
                 refreshed = true
                 do {
-                    token = try await session.forceRefresh(rejecting: token)
+                    token = try await session.forceRefresh(rejecting: token, throttled: true)
                 } catch let error as SessionError {
                     throw AuthorizedClientError.unauthorized.with(
                         message: "\(target) rejected the token and it could not be refreshed: \(error.message)",
@@ -212,6 +218,20 @@ public struct AuthorizedClient: Sendable {
             serverMessage: Self.serverMessage(data),
             retryAfter: RetryPolicy.retryAfter(response.headerFields)
         )
+    }
+
+    /// Refuses to send a bearer token where anyone on the path could read it (RFC 6750 §5.3): only https, or
+    /// plain http to a loopback host.
+    static func requireSecureTransport(_ request: HTTPRequest, target: String) throws {
+        switch request.scheme?.lowercased() {
+        case "https": return
+        case "http" where LoopbackHost.contains(authority: request.authority ?? ""): return
+        default:
+            throw AuthorizedClientError.insecureTransport.with(
+                message: "\(target) is not https; a bearer token goes over plain http only to 127.0.0.1, ::1 or "
+                    + "localhost"
+            )
+        }
     }
 
     static func isIdempotent(_ method: HTTPRequest.Method) -> Bool {

@@ -31,6 +31,12 @@ public struct AuthorizedClientError: TetherError {
     public static let server = AuthorizedClientError("server", "The server answered with an error")
     /// No response arrived; the cause is a ``TransportError``.
     public static let transport = AuthorizedClientError("transport", "The server could not be reached")
+    /// The request was not sent: it is plain `http` to a host other than loopback, where the bearer token could
+    /// be read on the way. Use `https`.
+    public static let insecureTransport = AuthorizedClientError(
+        "insecureTransport",
+        "The request would send the token over plain HTTP"
+    )
     /// The response body did not decode.
     public static let decoding = AuthorizedClientError("decoding", "The response could not be decoded")
 

@@ -16,6 +16,12 @@ extension Session {
         public var leaseTimeout: Duration
         /// How transient failures are retried.
         public var retry: RetryPolicy
+        /// The shortest time between two refreshes that an ``AuthorizedClient`` forces after a `401`; 30 seconds by
+        /// default, `.zero` for no limit. A resource server that rejects every token (a `401` for each request)
+        /// then costs at most one refresh per interval instead of one per request; within the interval the request
+        /// fails with ``AuthorizedClientError/unauthorized`` (its cause ``SessionError/refreshThrottled``).
+        /// ``Session/forceRefresh(rejecting:)`` called directly is not limited.
+        public var minimumForcedRefreshInterval: Duration
 
         /// Creates a configuration.
         /// - Parameters:
@@ -24,18 +30,21 @@ extension Session {
         ///   - restoreBudget: How long ``Session/restore()`` may take.
         ///   - leaseTimeout: How long to wait for another process's refresh.
         ///   - retry: How transient failures are retried.
+        ///   - minimumForcedRefreshInterval: The shortest time between two forced refreshes.
         public init(
             leeway: Duration = .seconds(300),
             maximumLeewayFraction: Double = 0.25,
             restoreBudget: Duration = .seconds(2),
             leaseTimeout: Duration = .seconds(30),
-            retry: RetryPolicy = RetryPolicy()
+            retry: RetryPolicy = RetryPolicy(),
+            minimumForcedRefreshInterval: Duration = .seconds(30)
         ) {
             self.leeway = leeway
             self.maximumLeewayFraction = maximumLeewayFraction
             self.restoreBudget = restoreBudget
             self.leaseTimeout = leaseTimeout
             self.retry = retry
+            self.minimumForcedRefreshInterval = minimumForcedRefreshInterval
         }
 
         /// The leeway for a token of the given lifetime.

@@ -20,6 +20,7 @@ extension Session {
     func accessTokenRefreshingIfNeeded(minimumLifetime: Duration?) async throws -> AccessToken {
         let now = dateSource.now
         try await loadIfNeeded()
+        await retryUnsavedWrite()
         guard let record else { throw notConnectedError() }
         if let token = record.tokens.accessToken {
             let freshEnough: Bool
@@ -51,11 +52,37 @@ extension Session {
     /// - Returns: A new access token.
     /// - Throws: See ``validAccessToken(minimumLifetime:)``.
     public func forceRefresh(rejecting rejectedToken: AccessToken? = nil) async throws -> AccessToken {
+        try await forceRefresh(rejecting: rejectedToken, throttled: false)
+    }
+
+    /// ``forceRefresh(rejecting:)`` for a client that refreshes on its own after a `401`: when `throttled`, at most
+    /// one such refresh starts per ``Configuration/minimumForcedRefreshInterval``, so that a resource server that
+    /// rejects every token cannot make the session refresh for every request.
+    /// - Parameters:
+    ///   - rejectedToken: The token the resource server rejected; `nil` for the current one.
+    ///   - throttled: Whether the minimum interval applies.
+    /// - Returns: A new access token.
+    /// - Throws: See ``validAccessToken(minimumLifetime:)``; ``SessionError/refreshThrottled`` when a throttled
+    ///   refresh was forced less than the minimum interval ago.
+    package func forceRefresh(rejecting rejectedToken: AccessToken?, throttled: Bool) async throws -> AccessToken {
         try await loadIfNeeded()
+        await retryUnsavedWrite()
         guard let record else { throw notConnectedError() }
         let rejected = rejectedToken ?? record.tokens.accessToken
         if let current = record.tokens.accessToken, current != rejected, dateSource.now < freshUntil {
             return current
+        }
+        // Joining a refresh in flight costs the provider nothing; only a new refresh counts against the limit.
+        if !throttled {
+        } else if case .refreshing = activity {
+        } else {
+            let interval = configuration.minimumForcedRefreshInterval
+            if let sinceForcedRefresh, interval > .zero, sinceForcedRefresh() < interval {
+                logger.debug("Forced refresh refused: the last one was too recent")
+                throw SessionError.refreshThrottled
+            }
+            let clock: any Clock<Duration> = self.clock
+            sinceForcedRefresh = Self.stopwatch(on: clock)
         }
         let refreshed = try await refreshed(rejecting: rejected, allowingUnexpired: false)
         guard let token = refreshed.tokens.accessToken else { throw notConnectedError() }
@@ -126,7 +153,7 @@ extension Session {
             activity = .idle
         }
         if case .success(let connection) = result {
-            lastFailure = nil
+            lastFailure = unsavedRefresh.map { .unsavedTokens($0.error) }
             adopt(connection)
         }
         publishStatus()
@@ -152,17 +179,23 @@ extension Session {
     }
 
     func refreshUnderLease(rejecting rejected: AccessToken?) async throws -> Connection {
+        await retryUnsavedWrite(holdingLease: true)
         // Another process (or session) may have refreshed while we waited for the lease: re-read.
-        let current: Connection?
+        let stored: Connection?
         do {
-            current = try await store.read(id)
+            stored = try await store.read(id)
         } catch let error as CredentialStoreError {
             throw storageFailure(error)
         }
-        guard let current else {
+        guard let stored else {
             adopt(nil)
             throw notConnectedError()
         }
+        // Tokens the store has not taken yet replace the spent ones it still holds: the old refresh token is
+        // never presented again.
+        adopt(stored)
+        var current = stored
+        if let record { current.tokens = record.tokens }
         let now = dateSource.now
         if let token = current.tokens.accessToken, token != rejected,
             now < Self.freshUntil(current.tokens, configuration: configuration)
@@ -212,7 +245,21 @@ extension Session {
                 tokens: current.tokens.applying(response, receivedAt: receivedAt),
                 metadata: current.metadata
             )
-            let written = try await persist(updated, over: current)
+            let written: Connection
+            do {
+                written = try await persist(updated, over: stored)
+                unsavedRefresh = nil
+            } catch let error as CredentialStoreError {
+                // The provider may have rotated the refresh token, and this process now holds the only copy: keep
+                // the tokens, hand them out and write them again on the next call.
+                logger.warning(
+                    "Refreshed tokens could not be stored; keeping them in memory",
+                    metadata: ["store.error": "\(error.message)"]
+                )
+                unsavedRefresh = (updated: updated, base: stored, error: error)
+                lastFailure = .unsavedTokens(error)
+                return updated
+            }
             logger.debug(
                 "Refreshed access token",
                 metadata: [
@@ -272,6 +319,8 @@ extension Session {
     /// the new tokens are merged into the newer record — they hold the only copy of a rotated refresh token. When
     /// the tokens changed too (a new sign-in, or a store without a cross-process lease), the newer record wins;
     /// when it was deleted (signed out), nothing is resurrected.
+    /// - Throws: A ``CredentialStoreError`` when the store fails; ``SessionError/notConnected`` when the record was
+    ///   deleted.
     func persist(_ updated: Connection, over current: Connection) async throws -> Connection {
         var base = current
         // A conflict here means another writer changed the record between our read and our write; under the
@@ -283,12 +332,7 @@ extension Session {
             do {
                 return try await store.write(candidate, expecting: .version(base.version))
             } catch let error as CredentialStoreError where error == .versionConflict {
-                let newer: Connection?
-                do {
-                    newer = try await store.read(id)
-                } catch let error as CredentialStoreError {
-                    throw storageFailure(error)
-                }
+                let newer = try await store.read(id)
                 guard let newer else {
                     adopt(nil)
                     throw SessionError.notConnected
@@ -298,13 +342,35 @@ extension Session {
                     return newer
                 }
                 base = newer
-            } catch let error as CredentialStoreError {
-                // The provider may have rotated the refresh token; without storing it the grant may be lost.
-                logger.info("Refreshed tokens could not be stored", metadata: ["store.error": "\(error.message)"])
-                throw storageFailure(error)
             }
         }
-        throw storageFailure(CredentialStoreError.versionConflict)
+        throw CredentialStoreError.versionConflict.with(message: "The record of \(id) keeps changing")
+    }
+
+    /// Writes refreshed tokens the store refused before. On success the status no longer reports storage trouble;
+    /// on failure the tokens stay in memory for the next call. Outside the lease it waits while a refresh is in
+    /// flight, which writes them (or their successors) itself.
+    func retryUnsavedWrite(holdingLease: Bool = false) async {
+        if !holdingLease, case .refreshing = activity { return }
+        guard let pending = unsavedRefresh, !isSavingUnsaved else { return }
+        isSavingUnsaved = true
+        defer { isSavingUnsaved = false }
+        do {
+            let written = try await persist(pending.updated, over: pending.base)
+            unsavedRefresh = nil
+            if case .unsavedTokens = lastFailure { lastFailure = nil }
+            adopt(written)
+            logger.info("Stored the refreshed tokens kept in memory", metadata: ["store.version": "\(written.version)"])
+        } catch let error as CredentialStoreError {
+            unsavedRefresh?.error = error
+            if case .unsavedTokens = lastFailure { lastFailure = .unsavedTokens(error) }
+            logger.debug("Refreshed tokens still cannot be stored", metadata: ["store.error": "\(error.message)"])
+        } catch {
+            // The record was deleted (signed out): nothing to write.
+            unsavedRefresh = nil
+            if case .unsavedTokens = lastFailure { lastFailure = nil }
+        }
+        publishStatus()
     }
 
     func storageFailure(_ error: CredentialStoreError) -> SessionError {

@@ -67,7 +67,7 @@ extension Session {
     ) -> ConnectionStatus {
         switch lastFailure {
         case .configuration(let problem): return .misconfigured(problem: problem)
-        case .storage(let error): return .storageUnavailable(error)
+        case .storage(let error), .unsavedTokens(let error): return .storageUnavailable(error)
         default: break
         }
         if isRestoring { return .restoring }

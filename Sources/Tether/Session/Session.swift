@@ -21,7 +21,9 @@ public import Logging
 /// lease; a process that waited re-reads the record and uses the token the other obtained.
 ///
 /// A rotated refresh token is written to the store before the new access token is handed to anyone; a refresh
-/// response without a refresh token keeps the old one (RFC 6749 §6).
+/// response without a refresh token keeps the old one (RFC 6749 §6). When the store refuses the write, the new
+/// tokens are kept in memory and handed out (the old refresh token is spent), the status is
+/// ``ConnectionStatus/storageUnavailable(_:)``, and every call writes them again until the store takes them.
 ///
 /// ## Failures
 /// - Transient (no network, timeout, 5xx, 429): retried with bounded exponential backoff on the injected clock;
@@ -70,6 +72,14 @@ public actor Session {
     /// Wakes the session when a token without a refresh token expires, so the status follows the clock.
     var expiryWatch: Task<Void, Never>?
     var random = SystemRandomNumberGenerator()
+    /// Refreshed tokens the store refused to take, the only copy of a rotated refresh token: `updated` holds them,
+    /// `base` is the stored record they replace, `error` why the last write failed. The session hands them out and
+    /// writes them again on the next call (see ``retryUnsavedWrite()``).
+    var unsavedRefresh: (updated: Connection, base: Connection, error: CredentialStoreError)?
+    /// Whether ``retryUnsavedWrite()`` is writing, so that concurrent callers do not write twice.
+    var isSavingUnsaved = false
+    /// Time since the last refresh ``forceRefresh(rejecting:)`` started, on the injected clock; `nil` before one.
+    var sinceForcedRefresh: (@Sendable () -> Duration)?
 
     /// What the session is doing.
     enum Activity {
@@ -91,6 +101,8 @@ public actor Session {
         case configuration(String)
         /// The store could not be read.
         case storage(CredentialStoreError)
+        /// The store refused refreshed tokens; the session keeps them in memory until a write succeeds.
+        case unsavedTokens(CredentialStoreError)
     }
 
     /// Creates a session for one connection.
@@ -137,12 +149,27 @@ public actor Session {
     // MARK: - Record bookkeeping
 
     /// Takes `record` as the truth and recomputes what depends on it.
+    ///
+    /// Refreshed tokens the store has not taken yet stay the truth over a stored record that still holds the
+    /// tokens they replaced; a record with other tokens (a new sign-in) or none supersedes them.
     func adopt(_ record: Connection?) {
+        var record = record
+        if let pending = unsavedRefresh {
+            if var overlaid = record, overlaid.tokens.refreshToken == pending.base.tokens.refreshToken {
+                overlaid.tokens = pending.updated.tokens
+                record = overlaid
+            } else if record == nil || record?.tokens.refreshToken != pending.updated.tokens.refreshToken {
+                unsavedRefresh = nil
+                if case .unsavedTokens = lastFailure { lastFailure = nil }
+            }
+        }
         self.record = record
         isLoaded = true
         if case .storage = lastFailure { lastFailure = nil }
         freshUntil = Self.freshUntil(record?.tokens, configuration: configuration)
-        let hot = record?.tokens.accessToken.map { (token: $0, freshUntil: freshUntil) }
+        // While tokens are unsaved, every caller goes through the actor, which writes them again.
+        let hot =
+            unsavedRefresh == nil ? record?.tokens.accessToken.map { (token: $0, freshUntil: freshUntil) } : nil
         hotToken.withLock { $0 = hot }
         watchExpiry()
     }
@@ -266,6 +293,12 @@ public actor Session {
         return { try? await clock.sleep(until: deadline, tolerance: nil) }
     }
 
+    /// Starts measuring on `clock` now; the returned closure tells how much time has passed since.
+    static func stopwatch(on clock: some Clock<Duration>) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
     func needsRefresh(_ record: Connection, now: Date) -> Bool {
         record.tokens.accessToken == nil || now >= freshUntil
     }
@@ -307,6 +340,7 @@ public actor Session {
                 expecting: existing.map { .version($0.version) } ?? .absent
             )
             lastFailure = nil
+            unsavedRefresh = nil
             adopt(written)
             logger.debug("Signed in", metadata: ["store.version": "\(written.version)"])
             publishStatus()
@@ -358,8 +392,33 @@ public actor Session {
     /// - Throws: A storage ``SessionError`` when the record could not be deleted; the user is then still signed
     ///   in, and the call can be repeated.
     public func signOut() async throws {
+        // Under the refresh lease, so that a refresh in flight finishes first: otherwise it could rotate the refresh
+        // token after it was read here, and the revocation would spend itself on the old token while the new one
+        // stays live at the provider.
+        let lease: (any RefreshLease)?
+        do {
+            lease = try await store.acquireRefreshLease(for: id, timeout: configuration.leaseTimeout)
+        } catch {
+            // Signing out must not depend on the lease; a refresh racing this one may then outlive it.
+            logger.warning(
+                "Signing out without the refresh lease",
+                metadata: ["store.error": "\((error as? CredentialStoreError)?.message ?? "\(type(of: error))")"]
+            )
+            lease = nil
+        }
+        do {
+            try await signOutHoldingLease()
+            await lease?.release()
+        } catch {
+            await lease?.release()
+            throw error
+        }
+    }
+
+    /// Reads, deletes and revokes the record that is current at the time of the delete.
+    private func signOutHoldingLease() async throws {
         let existing = try? await store.read(id)
-        let toRevoke = existing ?? record
+        let toRevoke = unsavedRefresh?.updated ?? existing ?? record
         do {
             try await store.delete(id)
         } catch let error as CredentialStoreError {
@@ -367,6 +426,7 @@ public actor Session {
             throw storageFailure(error)
         }
         lastFailure = nil
+        unsavedRefresh = nil
         adopt(nil)
         publishStatus()
         logger.debug("Signed out")

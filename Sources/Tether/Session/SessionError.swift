@@ -10,6 +10,7 @@ public struct SessionError: TetherError {
         case storageUnavailable
         case misconfigured
         case tokenLifetimeTooShort
+        case refreshThrottled
     }
 
     /// The code, the message and the cause: a ``RefreshError`` or a ``CredentialStoreError``.
@@ -50,6 +51,15 @@ public struct SessionError: TetherError {
     public static let tokenLifetimeTooShort = SessionError(
         .tokenLifetimeTooShort,
         "The provider issues tokens that live shorter than the requested minimum"
+    )
+
+    /// An ``AuthorizedClient`` would have forced a refresh within
+    /// ``Session/Configuration/minimumForcedRefreshInterval`` of the last one:
+    /// the resource server keeps rejecting tokens the provider has just issued. The session and its tokens are
+    /// kept.
+    public static let refreshThrottled = SessionError(
+        .refreshThrottled,
+        "A refresh was forced too recently; the server keeps rejecting new tokens"
     )
 
     /// Whether the user must sign in again before this connection works.

@@ -18,8 +18,9 @@ public enum ConnectionStatus: Sendable, Equatable, CustomStringConvertible {
     /// The provider could not be reached or answered with a transient failure. The session and its tokens are
     /// kept; `nextAttempt` is when a retry is due (`nil` when the next call will retry).
     case offline(account: Account, nextAttempt: Date?, lastError: RefreshError)
-    /// The secure store cannot be read yet (before first unlock, app prewarming) or is damaged. Never the
-    /// same as signed out: nothing was deleted.
+    /// The secure store cannot be read yet (before first unlock, app prewarming), is damaged, or refused to store
+    /// refreshed tokens. Never the same as signed out: nothing was deleted. In the last case the session keeps the
+    /// new tokens in memory, still hands them out, and writes them on the next call until the store takes them.
     case storageUnavailable(CredentialStoreError)
     /// The grant is gone; the user must sign in again. `accountHint` names the account to preselect.
     case needsSignIn(reason: SignInReason, accountHint: Account?)

@@ -151,7 +151,7 @@ package actor KeyStore {
             throw IDTokenError.keysUnavailable.with(message: "The key set's URL is not an absolute HTTP URL")
         }
         // Keys fetched in the clear can be replaced by anyone on the path, who could then sign any token.
-        guard request.scheme == "https" || ProviderConfiguration.isLoopback(host: source.url.host ?? "") else {
+        guard request.scheme == "https" || LoopbackHost.contains(source.url.host ?? "") else {
             throw IDTokenError.insecureKeySource.with(
                 message: "The signing keys at \(request.redactedTarget) would be fetched over plain HTTP; "
                     + "use https (plain http is allowed only to 127.0.0.1, ::1 or localhost)"

@@ -198,7 +198,7 @@ public struct ProviderConfiguration: Sendable, Hashable {
         switch scheme {
         case "https": return
         case "http":
-            guard isLoopback(host: host) else {
+            guard LoopbackHost.contains(host) else {
                 throw ProviderConfigurationError.insecureEndpoint.with(
                     message: "\(name) uses plain HTTP on '\(host)'; only loopback hosts (127.0.0.1, ::1, localhost) may"
                 )
@@ -232,7 +232,7 @@ public struct ProviderConfiguration: Sendable, Hashable {
                     message: "redirect_uri '\(text)' has no host"
                 )
             }
-            if scheme == "http", !isLoopback(host: host) {
+            if scheme == "http", !LoopbackHost.contains(host) {
                 throw ProviderConfigurationError.insecureEndpoint.with(
                     message: "redirect_uri uses plain HTTP on '\(host)'; only loopback redirects may (RFC 8252 §7.3)"
                 )
@@ -257,13 +257,8 @@ public struct ProviderConfiguration: Sendable, Hashable {
         }
     }
 
-    /// Whether `host` is a loopback address (127.0.0.0/8, `::1`) or `localhost`.
+    /// Whether `host` is a loopback address (127.0.0.0/8, `::1`) or `localhost`; see `LoopbackHost`.
     /// - Parameter host: A URL's host, IPv6 addresses with or without brackets.
     /// - Returns: Whether plain HTTP to it stays on this machine.
-    package static func isLoopback(host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        if bare == "localhost" || bare == "::1" { return true }
-        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
+    package static func isLoopback(host: String) -> Bool { LoopbackHost.contains(host) }
 }

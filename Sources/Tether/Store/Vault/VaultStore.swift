@@ -174,7 +174,10 @@ public final class VaultStore: CredentialStore {
         } catch {
             // The new record is in place and visible; only its durability across a power loss is in doubt.
             // Reporting a failure now would claim the record unchanged, which it is not.
-            logger.debug("Vault folder sync failed", metadata: ["vault.connection": "\(connection.id)"])
+            logger.warning(
+                "Vault folder sync failed; the new record may not survive a power loss",
+                metadata: ["vault.connection": "\(connection.id)", "vault.error": "\(error)"]
+            )
         }
         return written
     }
