@@ -44,9 +44,9 @@ let package = Package(
         .target(
             name: "Tether",
             dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .logging,
+                .crypto,
+                .httpTypes,
             ]
         ),
 
@@ -55,8 +55,8 @@ let package = Package(
             name: "TetherURLSession",
             dependencies: [
                 "Tether",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .httpTypes,
+                .httpTypesFoundation,
             ]
         ),
 
@@ -64,9 +64,9 @@ let package = Package(
             name: "TetherAsyncHTTPClient",
             dependencies: [
                 "Tether",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .asyncHTTPClient,
+                .httpTypes,
+                .nioCore,
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
@@ -77,9 +77,9 @@ let package = Package(
             name: "TetherOAuth",
             dependencies: [
                 "Tether",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .logging,
+                .crypto,
+                .httpTypes,
             ]
         ),
         .target(
@@ -87,9 +87,9 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherOAuth",
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .jwtKit,
+                .logging,
+                .httpTypes,
             ]
         ),
 
@@ -100,8 +100,8 @@ let package = Package(
                 "Tether",
                 "TetherOAuth",
                 "TetherJWT",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .logging,
+                .httpTypes,
             ]
         ),
         .target(
@@ -109,9 +109,9 @@ let package = Package(
             dependencies: [
                 "TetherServer",
                 "TetherOAuth",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                .hummingbird,
+                .httpTypes,
+                .logging,
             ]
         ),
 
@@ -119,12 +119,12 @@ let package = Package(
         .target(
             name: "TetherDevProvider",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .hummingbird,
+                .jwtKit,
+                .crypto,
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                .httpTypes,
+                .logging,
             ]
         ),
 
@@ -133,7 +133,7 @@ let package = Package(
             name: "TetherKeychain",
             dependencies: [
                 "Tether",
-                .product(name: "Logging", package: "swift-log"),
+                .logging,
                 .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
             ]
         ),
@@ -146,8 +146,8 @@ let package = Package(
             name: "TetherTesting",
             dependencies: [
                 "Tether",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .logging,
+                .inMemoryLogging,
             ]
         ),
 
@@ -163,8 +163,8 @@ let package = Package(
                 "TetherURLSession",
                 "TetherDevProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                .httpTypes,
+                .logging,
             ]
         ),
         // A helper process for the vault's crash and cross-process tests (see Tests/TetherTests/VaultCrashTests.swift).
@@ -186,10 +186,10 @@ let package = Package(
                 "TetherAsyncHTTPClient",
                 "TetherServer",
                 "TetherDevProvider",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .hummingbird,
+                .httpTypes,
+                .nioCore,
+                .logging,
             ],
             path: "Benchmarks/TetherBenchmarks"
         ),
@@ -201,8 +201,8 @@ let package = Package(
                 "Tether",
                 "TetherOAuth",
                 "TetherURLSession",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .httpTypes,
+                .httpTypesFoundation,
             ],
             path: "Examples/SignInAndCall",
             exclude: ["README.md"]
@@ -214,7 +214,7 @@ let package = Package(
                 "TetherServer",
                 "TetherHummingbird",
                 "TetherURLSession",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .hummingbird,
             ],
             path: "Examples/ProtectedService",
             exclude: ["README.md"]
@@ -223,7 +223,7 @@ let package = Package(
         // MARK: Test support shared by the test targets (not products)
         .target(
             name: "TetherTestSupport",
-            dependencies: ["Tether", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["Tether", .httpTypes],
             path: "Tests/Support/TetherTestSupport"
         ),
         .target(
@@ -233,11 +233,11 @@ let package = Package(
                 "TetherOAuth",
                 "TetherJWT",
                 "TetherTesting",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .crypto,
+                .jwtKit,
+                .httpTypes,
+                .logging,
+                .inMemoryLogging,
             ],
             path: "Tests/Support/JWTTestSupport"
         ),
@@ -249,7 +249,7 @@ let package = Package(
                 "TetherURLSession",
                 "TetherDevProvider",
                 "TetherTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .httpTypes,
             ],
             path: "Tests/Support/SignInTestSupport"
         ),
@@ -260,8 +260,8 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherTesting",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .logging,
+                .inMemoryLogging,
             ]
         ),
         .testTarget(
@@ -271,10 +271,10 @@ let package = Package(
                 "TetherOAuth",
                 "TetherTesting",
                 "TetherTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .httpTypes,
+                .crypto,
+                .logging,
+                .inMemoryLogging,
             ]
         ),
         .testTarget(
@@ -286,9 +286,9 @@ let package = Package(
                 "TetherTesting",
                 "TetherTestSupport",
                 "JWTTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .httpTypes,
+                .crypto,
+                .jwtKit,
             ]
         ),
         .testTarget(
@@ -313,10 +313,10 @@ let package = Package(
                 "TetherTesting",
                 "TetherTestSupport",
                 "JWTTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .hummingbird,
+                .hummingbirdTesting,
+                .httpTypes,
+                .nioCore,
             ]
         ),
         .testTarget(
@@ -326,9 +326,9 @@ let package = Package(
                 "TetherURLSession",
                 "TetherAsyncHTTPClient",
                 "TetherDevProvider",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .asyncHTTPClient,
+                .httpTypes,
+                .nioCore,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
@@ -343,7 +343,7 @@ let package = Package(
                 "TetherDevProvider",
                 "TetherTestSupport",
                 "SignInTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .httpTypes,
             ]
         ),
         .testTarget(
@@ -361,21 +361,21 @@ let package = Package(
                 "TetherTestSupport",
                 "JWTTestSupport",
                 "SignInTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .hummingbird,
+                .httpTypes,
+                .nioCore,
+                .logging,
             ]
         ),
         .testTarget(
             name: "TetherDevProviderTests",
             dependencies: [
                 "TetherDevProvider",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Logging", package: "swift-log"),
+                .hummingbird,
+                .hummingbirdTesting,
+                .httpTypes,
+                .jwtKit,
+                .logging,
             ]
         ),
         .testTarget(
@@ -386,7 +386,7 @@ let package = Package(
                 "TetherTesting",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
                 .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                .inMemoryLogging,
             ]
         ),
 
@@ -395,8 +395,8 @@ let package = Package(
             name: "TetherCalendar",
             dependencies: [
                 "Tether",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                .httpTypes,
+                .logging,
             ],
             exclude: ["Flights/Data/LICENSE-DATA.md"]
         ),
@@ -414,8 +414,8 @@ let package = Package(
                 "TetherTesting",
                 "TetherURLSession",
                 "TetherDevProvider",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
+                .httpTypes,
+                .logging,
             ],
             resources: [.copy("Flights/Fixtures")]
         ),
@@ -432,4 +432,18 @@ for target in package.targets where [.executable, .test, .regular].contains(targ
     settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
     settings.append(.treatAllWarnings(as: .error))
     target.swiftSettings = settings
+}
+
+/// The packages' products, named once.
+extension Target.Dependency {
+    static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+    static let inMemoryLogging = Target.Dependency.product(name: "InMemoryLogging", package: "swift-log")
+    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+    static let httpTypesFoundation = Target.Dependency.product(name: "HTTPTypesFoundation", package: "swift-http-types")
+    static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 }
