@@ -52,8 +52,10 @@ public final class VaultStore: CredentialStore {
     ///   - clock: The clock that lease and lock timeouts are measured and polled on.
     ///   - logger: Receives trace and debug messages, never a secret.
     /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `TETHER_VAULT_KEY` or the key file is not the
-    ///   base64 encoding of 32 bytes or no folder can be determined; ``CredentialStoreError/io`` when the folder
-    ///   or key file cannot be created.
+    ///   base64 encoding of 32 bytes, no folder can be determined, or the folder (or one inside it) is a symbolic
+    ///   link or owned by another user; ``CredentialStoreError/missingKey`` when the key file is missing although
+    ///   records exist (they are left untouched); ``CredentialStoreError/io`` when the folder or key file cannot
+    ///   be created.
     public init(
         directory: URL? = nil,
         key: VaultKey? = nil,
