@@ -467,12 +467,18 @@ struct VaultStoreTests {
     @Test func leaseWaitersInOneProcessQueueAndAreGrantedOnRelease() async throws {
         let fixture = VaultFixture()
         defer { fixture.remove() }
-        let store = try fixture.store()
-        let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(5))
-        let waiter = Task { try await store.acquireRefreshLease(for: "google", timeout: .seconds(10)) }
-        await lease.release()
-        let granted = try await waiter.value
-        await granted.release()
+        let clock = ManualClock()
+        let store = try VaultStore(directory: fixture.directory, key: fixture.key, environment: [:], clock: clock)
+        try await StoreContract.waiterIsGrantedOnlyAfterRelease(holder: store, waiter: store, clock: clock)
+    }
+
+    @Test func leaseWaiterOfAnotherStoreIsGrantedOnlyAfterRelease() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let clock = ManualClock()
+        let holder = try VaultStore(directory: fixture.directory, key: fixture.key, environment: [:], clock: clock)
+        let waiter = try VaultStore(directory: fixture.directory, key: fixture.key, environment: [:], clock: clock)
+        try await StoreContract.waiterIsGrantedOnlyAfterRelease(holder: holder, waiter: waiter, clock: clock)
     }
 
     @Test func leaseWaitHonoursCancellation() async throws {
