@@ -447,6 +447,26 @@ struct VaultStoreTests {
         #expect(final.version == 41)
     }
 
+    // MARK: Durability
+
+    @Test func aFailedFolderSyncAfterAWriteIsReportedAndTheNextWriteRepairsIt() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let store = try fixture.store()
+        let first = try await store.write(StoreContract.sampleConnection("google"))
+        VaultFiles.failNextDirectorySync(fixture.directory.path + "/records")
+        let error = try await #require(throws: CredentialStoreError.self) {
+            try await store.write(first, expecting: .version(first.version))
+        }
+        #expect(error == .io)
+        #expect(error.message.contains("may not survive a power loss"))
+        // The new record is in place; a write over it flushes the folder again.
+        let landed = try #require(try await store.read("google"))
+        #expect(landed.version == first.version + 1)
+        let repaired = try await store.write(landed, expecting: .version(landed.version))
+        #expect(repaired.version == first.version + 2)
+    }
+
     // MARK: Lease
 
     @Test func leaseIsExclusiveBetweenTwoStoresOnOneFolder() async throws {

@@ -159,7 +159,18 @@ package enum VaultFiles {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("open the folder", path) }
         defer { close(fd) }
+        if let code = directorySyncFaults.withLock({ $0.removeValue(forKey: path) }) {
+            throw failure("flush the folder", path, code: code)
+        }
         guard fsync(fd) == 0 else { throw failure("flush the folder", path) }
+    }
+
+    /// Folders whose next `fsync` fails with the given `errno`, for tests of that failure.
+    private static let directorySyncFaults = LockedState<[String: Int32]>([:])
+
+    /// Makes the next `fsync` of the folder at `path` fail with `code`, as a failing disk would.
+    package static func failNextDirectorySync(_ path: String, code: Int32 = EIO) {
+        directorySyncFaults.withLock { $0[path] = code }
     }
 
     static func replace(_ source: String, with target: String) throws {

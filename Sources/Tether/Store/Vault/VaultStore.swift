@@ -13,6 +13,8 @@ public import Logging
 /// ```
 /// Records are AES-GCM encrypted with the connection identifier as associated data and replaced atomically
 /// (temporary file, `fsync`, `rename`, `fsync` of the folder), so a reader or a crash never sees half a write.
+/// When only the last `fsync` fails, ``write(_:expecting:)`` throws ``CredentialStoreError/io`` although the new
+/// record is in place: it may not survive a power loss, so the write is not reported as done.
 ///
 /// ## Damaged files
 /// A file that does not decode throws a specific error (``CredentialStoreError/corrupted``,
@@ -173,12 +175,13 @@ public final class VaultStore: CredentialStore {
         }
         do {
             try VaultFiles.syncDirectory(recordsPath)
-        } catch {
-            // The new record is in place and visible; only its durability across a power loss is in doubt.
-            // Reporting a failure now would claim the record unchanged, which it is not.
-            logger.warning(
-                "Vault folder sync failed; the new record may not survive a power loss",
-                metadata: ["vault.connection": "\(connection.id)", "vault.error": "\(error)"]
+        } catch let error as CredentialStoreError {
+            // The new record is in place and visible, but may not survive a power loss: the caller must not
+            // take it as stored. A retry finds it (a version conflict, then its own record) and writes again.
+            throw CredentialStoreError.io.with(
+                message: "The record of \(connection.id) was replaced, but \(recordsPath) could not be flushed, so "
+                    + "it may not survive a power loss (\(error.message))",
+                cause: error
             )
         }
         return written
