@@ -27,6 +27,13 @@ public import Logging
 /// Several processes may share a vault: writes are serialized per record with `flock`, and the refresh lease is
 /// an `flock` the kernel drops when its holder dies, so a killed process never leaves a lease stuck.
 ///
+/// What remains: a holder that is alive but stopped (suspended with `SIGSTOP`, or hung) keeps the lease, and
+/// every waiter gives up after its timeout with ``CredentialStoreError/leaseTimeout`` until the holder goes on or
+/// dies. A ``Session`` waits ``Session/Configuration/leaseTimeout`` (150 seconds by default), which covers the
+/// longest a live holder keeps the lease with the default transport and retry settings. On a network file system
+/// `flock` may lock only within one machine (NFS clients may implement it locally), so processes on two machines
+/// sharing a vault folder over NFS can refresh at the same time; keep a vault on a local disk.
+///
 /// Connection identifiers longer than about 172 bytes of UTF-8 do not fit in a file name; writing one throws
 /// ``CredentialStoreError/invalidConfiguration``.
 public final class VaultStore: CredentialStore {
