@@ -185,6 +185,43 @@ public struct StoreContract: Sendable {
         await second.release()
     }
 
+    /// Checks that a waiter for a held lease really waits: it starts while `holder` holds the lease, is seen
+    /// asleep on `clock` (the clock `waiter` measures lease timeouts on; only a waiting acquire sleeps on it), and
+    /// is granted only after the release, by the order of events rather than by timing.
+    /// - Parameters:
+    ///   - holder: The store whose lease is taken first.
+    ///   - waiter: The store that waits for it: the same store, or another over the same records.
+    ///   - clock: The clock `waiter` was created with.
+    ///   - id: The connection whose lease is used.
+    /// - Throws: ``Violation`` when the waiter was granted without waiting, or what the stores threw.
+    public static func waiterIsGrantedOnlyAfterRelease(
+        holder: any CredentialStore,
+        waiter: any CredentialStore,
+        clock: ManualClock,
+        id: ConnectionID = "contract-lease-waiter"
+    ) async throws {
+        let events = LockedState<[String]>([])
+        let lease = try await holder.acquireRefreshLease(for: id, timeout: .seconds(5))
+        let waiting = Task {
+            let granted = try await waiter.acquireRefreshLease(for: id, timeout: .seconds(60))
+            events.withLock { $0.append("granted") }
+            return granted
+        }
+        let asleep = await clock.waitForSleepers(1, maximumYields: 100_000)
+        events.withLock { $0.append("released") }
+        await lease.release()
+        // Wakes a waiter that polls a lock file; one queued in the same process is handed the lease directly.
+        clock.advance(by: .milliseconds(100))
+        let granted = try await waiting.value
+        await granted.release()
+        let order = events.withLock { $0 }
+        guard asleep, order == ["released", "granted"] else {
+            throw Violation(
+                description: "a waiter for a held lease was granted without waiting for the release (events: \(order))"
+            )
+        }
+    }
+
     // MARK: Helpers
 
     /// A record with every field set, secrets included.

@@ -4,6 +4,7 @@ import KeychainSimulator
 import SecItemShim
 import Tether
 import TetherKeychain
+import TetherTesting
 import Testing
 
 /// The ``CredentialStore`` contract, run against KeychainStore over the simulator.
@@ -90,12 +91,9 @@ struct KeychainStoreContractTests {
     }
 
     @Test func waitingLeaseHolderGetsTheLeaseWhenReleased() async throws {
-        let store = try makeStore()
-        let lease = try await store.acquireRefreshLease(for: "google", timeout: .zero)
-        async let waiter = store.acquireRefreshLease(for: "google", timeout: .seconds(60))
-        await lease.release()
-        let second = try await waiter
-        await second.release()
+        let clock = ManualClock()
+        let store = try KeychainStore(secItems: .simulator, clock: clock)
+        try await StoreContract.waiterIsGrantedOnlyAfterRelease(holder: store, waiter: store, clock: clock)
     }
 }
 #endif

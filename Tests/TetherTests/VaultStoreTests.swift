@@ -447,6 +447,26 @@ struct VaultStoreTests {
         #expect(final.version == 41)
     }
 
+    // MARK: Durability
+
+    @Test func aFailedFolderSyncAfterAWriteIsReportedAndTheNextWriteRepairsIt() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let store = try fixture.store()
+        let first = try await store.write(StoreContract.sampleConnection("google"))
+        VaultFiles.failNextDirectorySync(fixture.directory.path + "/records")
+        let error = try await #require(throws: CredentialStoreError.self) {
+            try await store.write(first, expecting: .version(first.version))
+        }
+        #expect(error == .io)
+        #expect(error.message.contains("may not survive a power loss"))
+        // The new record is in place; a write over it flushes the folder again.
+        let landed = try #require(try await store.read("google"))
+        #expect(landed.version == first.version + 1)
+        let repaired = try await store.write(landed, expecting: .version(landed.version))
+        #expect(repaired.version == first.version + 2)
+    }
+
     // MARK: Lease
 
     @Test func leaseIsExclusiveBetweenTwoStoresOnOneFolder() async throws {
@@ -467,12 +487,18 @@ struct VaultStoreTests {
     @Test func leaseWaitersInOneProcessQueueAndAreGrantedOnRelease() async throws {
         let fixture = VaultFixture()
         defer { fixture.remove() }
-        let store = try fixture.store()
-        let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(5))
-        let waiter = Task { try await store.acquireRefreshLease(for: "google", timeout: .seconds(10)) }
-        await lease.release()
-        let granted = try await waiter.value
-        await granted.release()
+        let clock = ManualClock()
+        let store = try VaultStore(directory: fixture.directory, key: fixture.key, environment: [:], clock: clock)
+        try await StoreContract.waiterIsGrantedOnlyAfterRelease(holder: store, waiter: store, clock: clock)
+    }
+
+    @Test func leaseWaiterOfAnotherStoreIsGrantedOnlyAfterRelease() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let clock = ManualClock()
+        let holder = try VaultStore(directory: fixture.directory, key: fixture.key, environment: [:], clock: clock)
+        let waiter = try VaultStore(directory: fixture.directory, key: fixture.key, environment: [:], clock: clock)
+        try await StoreContract.waiterIsGrantedOnlyAfterRelease(holder: holder, waiter: waiter, clock: clock)
     }
 
     @Test func leaseWaitHonoursCancellation() async throws {
@@ -487,5 +513,104 @@ struct VaultStoreTests {
         await lease.release()
         let next = try await other.acquireRefreshLease(for: "google", timeout: .seconds(5))
         await next.release()
+    }
+}
+
+/// The vault refuses files and folders that another user could have prepared (a vault under `/tmp`).
+struct VaultHardeningTests {
+    @Test func symlinkedVaultFolderIsRefused() throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let target = fixture.directory.path + "-target"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        try FileManager.default.createSymbolicLink(atPath: fixture.directory.path, withDestinationPath: target)
+        let error = try #require(throws: CredentialStoreError.self) { try fixture.store() }
+        #expect(error == .invalidConfiguration)
+        #expect(error.message.contains(fixture.directory.path))
+        #expect(error.message.contains("symbolic link"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target).isEmpty)
+    }
+
+    @Test func symlinkedRecordsFolderIsRefused() throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        _ = try fixture.store()
+        let records = fixture.directory.appendingPathComponent("records").path
+        let target = fixture.directory.appendingPathComponent("elsewhere").path
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(atPath: records)
+        try FileManager.default.createSymbolicLink(atPath: records, withDestinationPath: target)
+        #expect(throws: CredentialStoreError.invalidConfiguration) { try fixture.store() }
+    }
+
+    @Test func folderOwnedByAnotherUserIsRefused() throws {
+        // A folder owned by another user cannot be made without root, so the check is tested on a stat result.
+        var info = stat()
+        info.st_mode = S_IFDIR | 0o700
+        info.st_uid = geteuid()
+        try VaultFiles.checkPrivateFolder(info, path: "/tmp/vault")
+        info.st_uid = geteuid() &+ 1
+        let error = try #require(throws: CredentialStoreError.self) {
+            try VaultFiles.checkPrivateFolder(info, path: "/tmp/vault")
+        }
+        #expect(error == .invalidConfiguration)
+        #expect(error.message.contains("/tmp/vault"))
+        #expect(error.message.contains("owned by user id \(geteuid() &+ 1)"))
+    }
+
+    @Test func symlinkedRecordIsNeitherReadNorFollowedOnWrite() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let store = try fixture.store()
+        // A real record of another connection, which the link points to.
+        _ = try await store.write(StoreContract.sampleConnection("other"))
+        let target = fixture.recordURL("other").path
+        let before = try Data(contentsOf: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(
+            atPath: fixture.recordURL("google").path,
+            withDestinationPath: target
+        )
+        let readError = try await #require(throws: CredentialStoreError.self) { try await store.read("google") }
+        #expect(readError == .invalidConfiguration)
+        #expect(readError.message.contains("symbolic link"))
+        await #expect(throws: CredentialStoreError.self) {
+            try await store.write(StoreContract.sampleConnection("google"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == before)
+        #expect(try await store.read("other") != nil)
+    }
+
+    @Test func missingKeyFileWithRecordsIsRefusedAndRecordsAreKept() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let store = try VaultStore(directory: fixture.directory, environment: [:])
+        _ = try await store.write(StoreContract.sampleConnection("google"))
+        let record = fixture.recordURL("google")
+        let before = try Data(contentsOf: record)
+        let keyFile = fixture.directory.appendingPathComponent("vault.key")
+        try FileManager.default.removeItem(at: keyFile)
+
+        let error = try #require(throws: CredentialStoreError.self) {
+            try VaultStore(directory: fixture.directory, environment: [:])
+        }
+        #expect(error == .missingKey)
+        #expect(error.isConfigurationError)
+        #expect(error.message.contains(keyFile.path))
+        #expect(error.message.contains("Restore the key file"))
+        #expect(!FileManager.default.fileExists(atPath: keyFile.path))
+        #expect(try Data(contentsOf: record) == before)
+    }
+
+    @Test func freshFolderGetsANewKey() async throws {
+        let fixture = VaultFixture()
+        defer { fixture.remove() }
+        let store = try VaultStore(directory: fixture.directory, environment: [:])
+        let keyFile = fixture.directory.appendingPathComponent("vault.key").path
+        #expect(FileManager.default.fileExists(atPath: keyFile))
+        #expect(VaultFixture.mode(keyFile) == 0o600)
+        _ = try await store.write(StoreContract.sampleConnection("google"))
+        let reopened = try VaultStore(directory: fixture.directory, environment: [:])
+        #expect(try await reopened.read("google") != nil)
     }
 }

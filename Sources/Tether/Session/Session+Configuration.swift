@@ -12,7 +12,14 @@ extension Session {
         /// How long ``Session/restore()`` may take before it returns and lets a slow refresh finish in the
         /// background; 2 seconds by default.
         public var restoreBudget: Duration
-        /// How long to wait for another process's refresh; 30 seconds by default.
+        /// How long to wait for another process's refresh; 150 seconds by default.
+        ///
+        /// The default covers the longest a live holder keeps the lease with the default settings: three
+        /// attempts (``Session/RetryPolicy/maximumAttempts``) of up to 30 seconds each
+        /// (``HTTPTransportConfiguration/timeout``), and two waits between them of up to 30 seconds each
+        /// (``Session/RetryPolicy/maximumDelay``, which a `Retry-After` may reach). A waiter therefore gives up
+        /// only when the holder has stopped (a suspended process) or hangs. Lower it together with those settings;
+        /// raise it when they are raised.
         public var leaseTimeout: Duration
         /// How transient failures are retried.
         public var retry: RetryPolicy
@@ -35,7 +42,7 @@ extension Session {
             leeway: Duration = .seconds(300),
             maximumLeewayFraction: Double = 0.25,
             restoreBudget: Duration = .seconds(2),
-            leaseTimeout: Duration = .seconds(30),
+            leaseTimeout: Duration = .seconds(150),
             retry: RetryPolicy = RetryPolicy(),
             minimumForcedRefreshInterval: Duration = .seconds(30)
         ) {

@@ -337,6 +337,13 @@ extension Session {
                     adopt(nil)
                     throw SessionError.notConnected
                 }
+                if newer.tokens == updated.tokens {
+                    // An earlier write of these tokens landed although the store reported a failure (it could not
+                    // confirm the write is durable): write them once more over it, so that they are.
+                    logger.debug("The record already holds the refreshed tokens; writing them again")
+                    base = newer
+                    continue
+                }
                 guard newer.tokens.refreshToken == current.tokens.refreshToken else {
                     logger.debug("The record's tokens changed during the refresh; keeping the newer record")
                     return newer

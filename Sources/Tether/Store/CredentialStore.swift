@@ -32,7 +32,9 @@ public protocol CredentialStore: Sendable {
     ///   - precondition: What the store must hold for the write to happen.
     /// - Returns: The record as stored, with its new version.
     /// - Throws: ``CredentialStoreError/versionConflict`` when the precondition fails, or another
-    ///   ``CredentialStoreError``; the stored record is then unchanged.
+    ///   ``CredentialStoreError``; the stored record is then unchanged, except that a store that cannot confirm a
+    ///   write is durable (``VaultStore`` when flushing its folder fails) throws ``CredentialStoreError/io`` with
+    ///   the new record possibly in place.
     func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection
 
     /// Deletes a record from every place the store keeps it. Deleting a missing record succeeds.

@@ -19,6 +19,12 @@ public struct CredentialStoreError: TetherError {
     public static let corrupted = CredentialStoreError("corrupted", "The stored record is damaged")
     /// The key does not open the stored data; the data was left untouched.
     public static let wrongKey = CredentialStoreError("wrongKey", "The key does not open the stored record")
+    /// The vault's key file is missing although records sealed with a key exist; nothing was created or changed.
+    /// Restore the key file (or provide the key), or remove the records to start over.
+    public static let missingKey = CredentialStoreError(
+        "missingKey",
+        "The vault's key is missing although records exist"
+    )
     /// The data was written in a newer format than this version of Tether reads; it was left untouched.
     public static let unsupportedFormat = CredentialStoreError(
         "unsupportedFormat",
@@ -47,6 +53,6 @@ public struct CredentialStoreError: TetherError {
 
     /// Whether the error is a configuration mistake that no retry will fix.
     public var isConfigurationError: Bool {
-        self == .missingEntitlement || self == .invalidConfiguration || self == .wrongKey
+        self == .missingEntitlement || self == .invalidConfiguration || self == .wrongKey || self == .missingKey
     }
 }

@@ -90,6 +90,9 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 )
             case .unavailable:
                 return CLIFailure(.failure, strip(error.message), fix: "Try again once the store can be read")
+            case .missingKey:
+                // The message names the key file and the records folder, and says how to recover.
+                return CLIFailure(.configuration, strip(error.message))
             case .invalidConfiguration:
                 return CLIFailure(
                     .configuration,

@@ -45,4 +45,36 @@ struct UnsavedTokensTests {
         #expect(counters.reuseDetections == 0)
         #expect(counters.failedRefreshes == 0)
     }
+
+    @Test func tokensWhoseWriteWasNotFlushedAreWrittenAgain() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tether-unsaved-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let vault = try VaultStore(directory: directory, key: .generate(), environment: [:])
+        let harness = SessionHarness(store: vault)
+        let signedIn = try await harness.signIn()
+        harness.clock.advance(by: .seconds(3600))
+
+        // The refresh's write lands, but the folder cannot be flushed: the tokens may not survive a power loss.
+        VaultFiles.failNextDirectorySync(directory.path + "/records")
+        let second = try await harness.session.validAccessToken()
+        #expect(second != signedIn.tokens.accessToken)
+        #expect(await harness.session.status.kind == .storageUnavailable)
+        let landed = try #require(try await vault.read("dev"))
+        #expect(landed.tokens.accessToken == second)
+        #expect(landed.version == signedIn.version + 1)
+
+        // The next call finds its own record and writes it again, which flushes the folder.
+        #expect(try await harness.session.validAccessToken() == second)
+        #expect(await harness.session.status.kind == .connected)
+        let stored = try #require(try await vault.read("dev"))
+        #expect(stored.tokens == landed.tokens)
+        #expect(stored.version == signedIn.version + 2)
+
+        harness.clock.advance(by: .seconds(3600))
+        _ = try await harness.session.validAccessToken()
+        let counters = try harness.issuer.counters()
+        #expect(counters.refreshes == 2)
+        #expect(counters.reuseDetections == 0)
+    }
 }

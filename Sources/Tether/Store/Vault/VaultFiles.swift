@@ -22,32 +22,83 @@ package enum VaultFiles {
     }
 
     /// Creates a directory with mode 0700, or tightens an existing one that is looser.
+    ///
+    /// An existing folder must be a real folder (not a symbolic link) owned by the current user: in a shared
+    /// folder such as `/tmp`, another user could otherwise have prepared it, or a link to a folder of theirs.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link, not a folder, or
+    ///   owned by another user; ``CredentialStoreError/io`` when it cannot be created or inspected.
     package static func makePrivateDirectory(_ path: String) throws {
         if mkdir(path, directoryMode) != 0 {
             let code = errno
             guard code == EEXIST else { throw failure("create the folder", path, code: code) }
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw failure("inspect the folder", path) }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw CredentialStoreError.invalidConfiguration.with(message: "\(path) is not a folder")
+        guard lstat(path, &info) == 0 else { throw failure("inspect the folder", path) }
+        try checkPrivateFolder(info, path: path)
+        // Open without following a link swapped in since the lstat, and check that it is still the same folder.
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP || code == ENOTDIR { throw notPrivate(path, "was replaced while it was opened") }
+            throw failure("open the folder", path, code: code)
         }
+        defer { close(fd) }
+        var opened = stat()
+        guard fstat(fd, &opened) == 0 else { throw failure("inspect the folder", path) }
+        guard opened.st_dev == info.st_dev, opened.st_ino == info.st_ino else {
+            throw notPrivate(path, "was replaced while it was opened")
+        }
+        try checkPrivateFolder(opened, path: path)
         // mkdir applies the umask, which may also take bits from the owner; set the mode exactly.
-        if info.st_mode & 0o777 != directoryMode {
-            guard chmod(path, directoryMode) == 0 else { throw failure("restrict the permissions of", path) }
+        if opened.st_mode & 0o777 != directoryMode {
+            guard fchmod(fd, directoryMode) == 0 else { throw failure("restrict the permissions of", path) }
         }
     }
 
-    /// Reads a whole file.
+    /// Checks the `lstat` result of a folder that is to hold private files: a folder, not a symbolic link, owned
+    /// by the effective user.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` naming the path and what is wrong.
+    package static func checkPrivateFolder(_ info: stat, path: String, owner: uid_t = geteuid()) throws {
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            break
+        case S_IFLNK:
+            throw notPrivate(path, "is a symbolic link; use the folder it points to, or a real folder")
+        default:
+            throw notPrivate(path, "is not a folder")
+        }
+        guard info.st_uid == owner else {
+            throw notPrivate(path, "is owned by user id \(info.st_uid), not by the current user (\(owner))")
+        }
+    }
+
+    static func notPrivate(_ path: String, _ problem: String) -> CredentialStoreError {
+        CredentialStoreError.invalidConfiguration.with(message: "The private folder \(path) \(problem)")
+    }
+
+    /// Reads a whole file, never through a symbolic link.
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - restrict: Whether to remove group and other permissions from the file when it has them.
     /// - Returns: The bytes, or `nil` when the file does not exist.
-    package static func readFile(_ path: String) throws -> Data? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link;
+    ///   ``CredentialStoreError/io`` when it cannot be read.
+    package static func readFile(_ path: String, restrict: Bool = false) throws -> Data? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT { return nil }
+            if code == ELOOP { throw symbolicLink(path) }
             throw failure("open", path, code: code)
         }
         defer { close(fd) }
+        if restrict {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw failure("inspect", path) }
+            if info.st_mode & 0o077 != 0 {
+                guard fchmod(fd, fileMode) == 0 else { throw failure("restrict the permissions of", path) }
+            }
+        }
         var result = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
@@ -61,9 +112,16 @@ package enum VaultFiles {
         }
     }
 
+    static func symbolicLink(_ path: String) -> CredentialStoreError {
+        CredentialStoreError.invalidConfiguration.with(
+            message: "\(path) is a symbolic link; it was not followed and was left untouched"
+        )
+    }
+
     /// Creates `path` (which must not exist) with mode 0600, writes `data` and flushes it to disk.
     static func writeNewFile(_ path: String, _ data: Data) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, fileMode)
+        // O_EXCL already refuses an existing link; O_NOFOLLOW says so explicitly.
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, fileMode)
         guard fd >= 0 else { throw failure("create", path) }
         do {
             // open applies the umask; set the mode exactly.
@@ -101,7 +159,18 @@ package enum VaultFiles {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("open the folder", path) }
         defer { close(fd) }
+        if let code = directorySyncFaults.withLock({ $0.removeValue(forKey: path) }) {
+            throw failure("flush the folder", path, code: code)
+        }
         guard fsync(fd) == 0 else { throw failure("flush the folder", path) }
+    }
+
+    /// Folders whose next `fsync` fails with the given `errno`, for tests of that failure.
+    private static let directorySyncFaults = LockedState<[String: Int32]>([:])
+
+    /// Makes the next `fsync` of the folder at `path` fail with `code`, as a failing disk would.
+    package static func failNextDirectorySync(_ path: String, code: Int32 = EIO) {
+        directorySyncFaults.withLock { $0[path] = code }
     }
 
     static func replace(_ source: String, with target: String) throws {
@@ -132,19 +201,14 @@ package enum VaultFiles {
         throw failure("create", target, code: code)
     }
 
-    /// Removes group and other permissions from a file that has them.
-    static func restrictFile(_ path: String) throws {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw failure("inspect", path) }
-        if info.st_mode & 0o077 != 0 {
-            guard chmod(path, fileMode) == 0 else { throw failure("restrict the permissions of", path) }
-        }
-    }
-
     /// Opens (creating it if needed) a lock file.
     static func openLockFile(_ path: String) throws -> Int32 {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, fileMode)
-        guard fd >= 0 else { throw failure("open the lock file", path) }
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, fileMode)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP { throw symbolicLink(path) }
+            throw failure("open the lock file", path, code: code)
+        }
         return fd
     }
 

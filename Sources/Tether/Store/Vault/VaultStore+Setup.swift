@@ -56,6 +56,7 @@ extension VaultStore {
     static func loadOrCreateKeyFile(root: String, logger: Logger) throws -> VaultKey {
         let path = "\(root)/\(keyFileName)"
         if let key = try readKeyFile(path) { return key }
+        try refuseNewKeyOverRecords(root: root, keyPath: path)
         let key = VaultKey.generate()
         let temporary = "\(root)/.\(keyFileName).\(VaultFiles.randomSuffix()).tmp"
         try VaultFiles.writeNewFile(temporary, Data((key.revealedBase64 + "\n").utf8))
@@ -71,9 +72,27 @@ extension VaultStore {
         return winner
     }
 
+    /// A new key cannot open records sealed with the old one: when the key file is missing but records exist,
+    /// creating a key would only hide the problem (and every later write would be refused over them).
+    static func refuseNewKeyOverRecords(root: String, keyPath: String) throws {
+        let recordsPath = root + "/records"
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: recordsPath)
+        } catch {
+            throw CredentialStoreError.io.with(message: "Could not list the records in \(recordsPath)", cause: error)
+        }
+        let records = entries.filter { !$0.hasPrefix(".") && $0.hasSuffix(recordSuffix) }
+        guard !records.isEmpty else { return }
+        throw CredentialStoreError.missingKey.with(
+            message: "The key file \(keyPath) is missing, but \(recordsPath) holds \(records.count) record(s) "
+                + "sealed with a key; they were left untouched. Restore the key file (or set \(keyVariable) to "
+                + "the key), or delete the files in \(recordsPath) to start over and sign in again"
+        )
+    }
+
     static func readKeyFile(_ path: String) throws -> VaultKey? {
-        guard let bytes = try VaultFiles.readFile(path) else { return nil }
-        try VaultFiles.restrictFile(path)
+        guard let bytes = try VaultFiles.readFile(path, restrict: true) else { return nil }
         guard let text = String(data: bytes, encoding: .utf8), let key = try? VaultKey(base64: text) else {
             throw CredentialStoreError.invalidConfiguration.with(
                 message: "The key file \(path) does not hold the base64 encoding of \(VaultKey.byteCount) bytes; "

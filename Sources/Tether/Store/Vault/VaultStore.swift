@@ -13,6 +13,8 @@ public import Logging
 /// ```
 /// Records are AES-GCM encrypted with the connection identifier as associated data and replaced atomically
 /// (temporary file, `fsync`, `rename`, `fsync` of the folder), so a reader or a crash never sees half a write.
+/// When only the last `fsync` fails, ``write(_:expecting:)`` throws ``CredentialStoreError/io`` although the new
+/// record is in place: it may not survive a power loss, so the write is not reported as done.
 ///
 /// ## Damaged files
 /// A file that does not decode throws a specific error (``CredentialStoreError/corrupted``,
@@ -24,6 +26,13 @@ public import Logging
 /// ## Processes
 /// Several processes may share a vault: writes are serialized per record with `flock`, and the refresh lease is
 /// an `flock` the kernel drops when its holder dies, so a killed process never leaves a lease stuck.
+///
+/// What remains: a holder that is alive but stopped (suspended with `SIGSTOP`, or hung) keeps the lease, and
+/// every waiter gives up after its timeout with ``CredentialStoreError/leaseTimeout`` until the holder goes on or
+/// dies. A ``Session`` waits ``Session/Configuration/leaseTimeout`` (150 seconds by default), which covers the
+/// longest a live holder keeps the lease with the default transport and retry settings. On a network file system
+/// `flock` may lock only within one machine (NFS clients may implement it locally), so processes on two machines
+/// sharing a vault folder over NFS can refresh at the same time; keep a vault on a local disk.
 ///
 /// Connection identifiers longer than about 172 bytes of UTF-8 do not fit in a file name; writing one throws
 /// ``CredentialStoreError/invalidConfiguration``.
@@ -52,8 +61,10 @@ public final class VaultStore: CredentialStore {
     ///   - clock: The clock that lease and lock timeouts are measured and polled on.
     ///   - logger: Receives trace and debug messages, never a secret.
     /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `TETHER_VAULT_KEY` or the key file is not the
-    ///   base64 encoding of 32 bytes or no folder can be determined; ``CredentialStoreError/io`` when the folder
-    ///   or key file cannot be created.
+    ///   base64 encoding of 32 bytes, no folder can be determined, or the folder (or one inside it) is a symbolic
+    ///   link or owned by another user; ``CredentialStoreError/missingKey`` when the key file is missing although
+    ///   records exist (they are left untouched); ``CredentialStoreError/io`` when the folder or key file cannot
+    ///   be created.
     public init(
         directory: URL? = nil,
         key: VaultKey? = nil,
@@ -171,12 +182,13 @@ public final class VaultStore: CredentialStore {
         }
         do {
             try VaultFiles.syncDirectory(recordsPath)
-        } catch {
-            // The new record is in place and visible; only its durability across a power loss is in doubt.
-            // Reporting a failure now would claim the record unchanged, which it is not.
-            logger.warning(
-                "Vault folder sync failed; the new record may not survive a power loss",
-                metadata: ["vault.connection": "\(connection.id)", "vault.error": "\(error)"]
+        } catch let error as CredentialStoreError {
+            // The new record is in place and visible, but may not survive a power loss: the caller must not
+            // take it as stored. A retry finds it (a version conflict, then its own record) and writes again.
+            throw CredentialStoreError.io.with(
+                message: "The record of \(connection.id) was replaced, but \(recordsPath) could not be flushed, so "
+                    + "it may not survive a power loss (\(error.message))",
+                cause: error
             )
         }
         return written
