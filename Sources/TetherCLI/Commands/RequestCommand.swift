@@ -59,7 +59,7 @@ struct RequestCommand: AsyncParsableCommand {
         else {
             throw CLIFailure(.usage, "'\(urlText)' is not an http or https URL")
         }
-        if scheme == "http", !["127.0.0.1", "localhost", "::1", "[::1]"].contains(url.host ?? "") {
+        if scheme == "http", !LoopbackHost.contains(url.host ?? "") {
             throw CLIFailure(
                 .usage,
                 "tether sends tokens over plain http only to this machine (127.0.0.1, localhost, ::1)",

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tether
 import TetherCalendar
 
 /// The calendar APIs a connection can be read with (`tether login … --calendar`).
@@ -135,7 +136,7 @@ struct CalendarSetting: Sendable, Codable, Equatable {
         else {
             throw CLIFailure(.usage, "--calendar-api '\(text)' is not a URL", fix: "Give an https URL")
         }
-        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+        let loopback = LoopbackHost.contains(host)
         guard scheme == "https" || (scheme == "http" && loopback) else {
             throw CLIFailure(
                 .usage,

@@ -256,9 +256,4 @@ public struct ProviderConfiguration: Sendable, Hashable {
             )
         }
     }
-
-    /// Whether `host` is a loopback address (127.0.0.0/8, `::1`) or `localhost`; see `LoopbackHost`.
-    /// - Parameter host: A URL's host, IPv6 addresses with or without brackets.
-    /// - Returns: Whether plain HTTP to it stays on this machine.
-    package static func isLoopback(host: String) -> Bool { LoopbackHost.contains(host) }
 }
