@@ -167,10 +167,17 @@ let package = Package(
                 .logging,
             ]
         ),
-        // A helper process for the vault's crash and cross-process tests (see Tests/TetherTests/VaultCrashTests.swift).
+        // A helper process for the stores' crash and cross-process tests (see Tests/TetherTests/VaultCrashTests.swift
+        // and Tests/TetherKeychainTests/KeychainLeaseProcessTests.swift).
         .executableTarget(
             name: "TetherStoreProbe",
-            dependencies: ["Tether", "TetherTesting"],
+            dependencies: [
+                "Tether",
+                "TetherTesting",
+                "TetherKeychain",
+                .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
+                .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
+            ],
             path: "Tests/Helpers/TetherStoreProbe"
         ),
         // `swift build -c release --product TetherBenchmarks` (see docs/benchmarks.md).
@@ -260,6 +267,8 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherTesting",
+                "TetherTestSupport",
+                .crypto,
                 .logging,
                 .inMemoryLogging,
             ]
@@ -384,6 +393,7 @@ let package = Package(
                 "Tether",
                 "TetherKeychain",
                 "TetherTesting",
+                "TetherTestSupport",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
                 .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
                 .inMemoryLogging,

@@ -24,6 +24,10 @@ extension KeychainStore {
         /// Access groups earlier versions of the app wrote to. Reads find records there and move them to
         /// ``accessGroup``; deletes remove them there too.
         public var previousAccessGroups: [String]
+        /// Whether the refresh lease is shared with the other processes that use the items;
+        /// ``LeaseSharing/automatic`` by default, which shares it through the access group's app-group container
+        /// when ``accessGroup`` is set.
+        public var leaseSharing: LeaseSharing
 
         /// Creates a configuration.
         /// - Parameters:
@@ -32,18 +36,22 @@ extension KeychainStore {
         ///   - accessibility: When items can be read.
         ///   - synchronization: Which kinds of item sync; connection records stay on the device by default.
         ///   - previousAccessGroups: Groups to migrate records from.
+        ///   - leaseSharing: Where refreshes are coordinated; with an access group, across the processes of its
+        ///     app group by default.
         public init(
             service: String = "tether",
             accessGroup: String? = nil,
             accessibility: Accessibility = .afterFirstUnlock,
             synchronization: Synchronization = Synchronization(),
-            previousAccessGroups: [String] = []
+            previousAccessGroups: [String] = [],
+            leaseSharing: LeaseSharing = .automatic
         ) {
             self.service = service
             self.accessGroup = accessGroup
             self.accessibility = accessibility
             self.synchronization = synchronization
             self.previousAccessGroups = previousAccessGroups
+            self.leaseSharing = leaseSharing
         }
 
         /// Checks the rules the keychain would otherwise enforce with `errSecParam` at the first write.

@@ -28,13 +28,17 @@ import SecItemShim
 ///   deleted, so no step loses the record.
 /// - Damaged data throws ``CredentialStoreError/corrupted`` and is left in place.
 ///
-/// ## Compare-and-swap and leases are per process
+/// ## Processes
 /// The keychain has no conditional write. ``write(_:expecting:)`` reads the stored version and then updates the
 /// item, with writers of the same connection queued on an in-process mutex, so the check and the write are atomic
-/// within one process only. The refresh lease is in-process as well. An app and its extensions that share an
-/// access group must coordinate across processes, which this store does not do yet: that needs a lock both
-/// processes can see, such as an advisory file lock (`flock`) on a file in the shared app-group container, taken
-/// around the read–refresh–write sequence, with the lease's timeout applied to waiting for it.
+/// within one process only.
+///
+/// The refresh lease, which a ``Session`` holds around read, refresh and write, can be shared between processes
+/// (``Configuration/leaseSharing``): an exclusive `flock` on one file per connection in a folder every process
+/// can write. With an ``Configuration/accessGroup`` that is the app group's container by default, so an app and
+/// its extensions never refresh with the same refresh token at once; the second waits, then reads the record the
+/// first wrote. The system drops the lock when its holder's process ends, even in a crash. A holder that is alive
+/// but suspended keeps it, and waiters give up after their timeout with ``CredentialStoreError/leaseTimeout``.
 public final class KeychainStore: CredentialStore {
     /// The store's configuration.
     public let configuration: Configuration
@@ -44,6 +48,9 @@ public final class KeychainStore: CredentialStore {
     let logger: Logger
     let leases = AsyncKeyedMutex()
     let writers = AsyncKeyedMutex()
+    /// The folder of the shared lease files, or `nil` when leases are per process.
+    let leaseDirectory: URL?
+    let fileLeases: FileLeases
 
     #if canImport(Security)
     /// Creates a store over the keychain.
@@ -52,7 +59,8 @@ public final class KeychainStore: CredentialStore {
     ///   - clock: The clock that lease timeouts are measured on.
     ///   - logger: Where the store logs, at trace and debug level, without secrets.
     /// - Throws: ``CredentialStoreError/invalidConfiguration`` when the configuration cannot work, such as a
-    ///   `ThisDeviceOnly` accessibility with a synchronizable item kind; no keychain call is made then.
+    ///   `ThisDeviceOnly` accessibility with a synchronizable item kind, or an access group without an app-group
+    ///   container for the shared refresh lease (see ``LeaseSharing/automatic``); no keychain call is made then.
     public convenience init(
         configuration: Configuration = Configuration(),
         clock: any Clock<Duration> = ContinuousClock(),
@@ -86,10 +94,12 @@ public final class KeychainStore: CredentialStore {
         logger: Logger = .current
     ) throws {
         try configuration.validate()
+        self.leaseDirectory = try configuration.leaseSharing.lockDirectory(accessGroup: configuration.accessGroup)
         self.configuration = configuration
         self.secItems = secItems
         self.clock = clock
         self.logger = logger
+        self.fileLeases = FileLeases(clock: clock, logger: logger, logPrefix: "keychain")
     }
 
     // MARK: CredentialStore
@@ -173,15 +183,25 @@ public final class KeychainStore: CredentialStore {
         }
     }
 
-    /// Waits for the refresh lease of a connection, which at most one task of this process holds at a time.
-    ///
-    /// The lease is not shared with other processes yet (see the type's discussion).
+    /// Waits for the refresh lease of a connection, which at most one task holds at a time: of this process, or
+    /// of every process sharing the items when ``Configuration/leaseSharing`` names a folder (see the type's
+    /// discussion).
     /// - Parameters:
     ///   - id: The connection.
     ///   - timeout: How long to wait, on the store's clock.
     /// - Returns: The lease; release it when done.
-    /// - Throws: ``CredentialStoreError/leaseTimeout``, or `CancellationError`.
+    /// - Throws: ``CredentialStoreError/leaseTimeout``, or `CancellationError`; ``CredentialStoreError/io`` when
+    ///   the shared lease's folder or file cannot be created or opened.
     public func acquireRefreshLease(for id: ConnectionID, timeout: Duration) async throws -> any RefreshLease {
+        if let leaseDirectory {
+            try Self.createLeaseDirectory(leaseDirectory)
+            let name = FileLeases.lockFileName(for: "\(configuration.service)\u{0}\(id.rawValue)")
+            return try await fileLeases.acquire(
+                lockFile: leaseDirectory.appendingPathComponent(name).path,
+                id: id,
+                timeout: timeout
+            )
+        }
         guard try await leases.lock(id.rawValue, timeout: timeout, clock: clock) else {
             throw CredentialStoreError.leaseTimeout.with(message: "Timed out waiting for the refresh lease of \(id)")
         }
@@ -232,6 +252,21 @@ public final class KeychainStore: CredentialStore {
     }
 
     // MARK: Helpers
+
+    private static func createLeaseDirectory(_ url: URL) throws {
+        do {
+            try FileManager.default.createDirectory(
+                at: url,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw CredentialStoreError.io.with(
+                message: "Could not create the folder of the shared refresh lease, \(url.path)",
+                cause: error
+            )
+        }
+    }
 
     /// Runs `body` while no other task of this process reads or writes the same item.
     private func withWriterLock<T>(_ kind: ItemKind, _ account: String, _ body: () throws -> T) async throws -> T {

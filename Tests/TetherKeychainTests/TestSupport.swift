@@ -43,8 +43,11 @@ func makeStore(
     accessibility: KeychainStore.Accessibility = .afterFirstUnlock,
     connections: KeychainStore.SyncPolicy = .localOnly,
     keyMaterial: KeychainStore.SyncPolicy = .synchronizable,
-    previousAccessGroups: [String] = []
+    previousAccessGroups: [String] = [],
+    leaseSharing: KeychainStore.LeaseSharing? = nil
 ) throws -> KeychainStore {
+    // Off Apple platforms there are no app-group containers, so the default sharing of a store with an access
+    // group has no folder: these tests, which are not about leases, keep the lease in the process.
     try KeychainStore(
         secItems: .simulator,
         configuration: KeychainStore.Configuration(
@@ -52,7 +55,8 @@ func makeStore(
             accessGroup: accessGroup,
             accessibility: accessibility,
             synchronization: KeychainStore.Synchronization(connections: connections, keyMaterial: keyMaterial),
-            previousAccessGroups: previousAccessGroups
+            previousAccessGroups: previousAccessGroups,
+            leaseSharing: leaseSharing ?? (accessGroup == nil ? .automatic : .inProcess)
         )
     )
 }

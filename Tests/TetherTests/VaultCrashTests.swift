@@ -1,13 +1,8 @@
 import Foundation
 import Testing
 import Tether
+import TetherTestSupport
 import TetherTesting
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Crash safety and the cross-process lease, checked with a real helper process (`TetherStoreProbe`).
 @Suite(.timeLimit(.minutes(2)))
@@ -103,89 +98,5 @@ struct VaultCrashTests {
         #expect(probe.waitForExit(timeout: .seconds(10)))
         let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(5))
         await lease.release()
-    }
-}
-
-/// A running `TetherStoreProbe`, with its standard output readable line by line.
-final class ProbeProcess {
-    let process = Process()
-    private let output = Pipe()
-    private var buffer = ""
-
-    struct Missing: Error, CustomStringConvertible {
-        let path: String
-        var description: String {
-            "TetherStoreProbe not found at \(path); run `swift build --build-tests` first"
-        }
-    }
-
-    /// The probe executable, beside the test bundle in `.build/<triple>/debug/`.
-    static func executable() throws -> URL {
-        let testBinary =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            ?? CommandLine.arguments[0]
-        let probe = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
-            .appendingPathComponent("TetherStoreProbe")
-        guard FileManager.default.isExecutableFile(atPath: probe.path) else { throw Missing(path: probe.path) }
-        return probe
-    }
-
-    static func launch(_ arguments: [String], key: VaultKey) throws -> ProbeProcess {
-        let probe = ProbeProcess()
-        probe.process.executableURL = try executable()
-        probe.process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["TETHER_VAULT_KEY"] = key.revealedBase64
-        probe.process.environment = environment
-        probe.process.standardOutput = probe.output
-        try probe.process.run()
-        return probe
-    }
-
-    /// Waits until the probe prints `line`.
-    /// - Returns: Whether it did before `timeout` (or before it closed its output).
-    func waitForLine(_ line: String, timeout: Duration) throws -> Bool {
-        let fd = output.fileHandleForReading.fileDescriptor
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while !buffer.split(separator: "\n").contains(Substring(line)) {
-            let remaining = clock.now.duration(to: deadline)
-            guard remaining > .zero else { return false }
-            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let millis = Int32(
-                max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
-            )
-            let ready = poll(&descriptor, 1, millis)
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = read(fd, &chunk, chunk.count)
-            if count <= 0 { return false }
-            buffer += String(decoding: chunk[0..<count], as: UTF8.self)
-        }
-        return true
-    }
-
-    /// Sends SIGKILL if the probe is still running.
-    func kill() {
-        if process.isRunning {
-            #if canImport(Glibc)
-            _ = Glibc.kill(process.processIdentifier, SIGKILL)
-            #else
-            _ = Darwin.kill(process.processIdentifier, SIGKILL)
-            #endif
-        }
-    }
-
-    /// Waits for the probe to exit.
-    /// - Returns: Whether it exited within `timeout`.
-    func waitForExit(timeout: Duration) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while process.isRunning {
-            guard clock.now < deadline else { return false }
-            usleep(2_000)
-        }
-        return true
     }
 }

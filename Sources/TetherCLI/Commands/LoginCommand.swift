@@ -161,7 +161,14 @@ struct LoginCommand: AsyncParsableCommand {
         let workspace = try Workspace(global)
         let setup = try setup(environment: workspace.environment)
         let name = try setup.connectionName()
-        let existing = try workspace.profiles.profile(named: name)
+        let existing: Profile?
+        do {
+            existing = try workspace.profiles.profile(named: name)
+        } catch is ProfileBindingError where (try? setup.choice(existing: nil)) != nil {
+            // Settings that are not bound to the vault key are never reused, but signing in afresh with the
+            // provider's options replaces them: that is the way out the refusal names.
+            existing = nil
+        }
         let choice = try setup.choice(existing: existing)
         // A calendar setting only carries over to a connection of the same provider.
         let existingCalendar = existing?.preset == choice.storedName ? existing?.calendar : nil

@@ -40,7 +40,7 @@ struct LogoutCommand: AsyncParsableCommand {
         let workspace = try Workspace(global)
         var names: [String]
         if all {
-            var known = Set(try workspace.profiles.load().map(\.name))
+            var known = Set(try workspace.profiles.names())
             if let stored = try? await workspace.store.list() { known.formUnion(stored.map(\.rawValue)) }
             names = known.sorted()
         } else {

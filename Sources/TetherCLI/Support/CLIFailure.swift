@@ -44,6 +44,7 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
     ///   - connection: The connection it concerns, for the fix.
     static func from(_ error: any Error, connection: String? = nil) -> CLIFailure {
         if let failure = error as? CLIFailure { return failure }
+        if let binding = error as? ProfileBindingError { return binding.failure }
         let name = connection ?? "NAME"
         let login = "Run `tether login \(name)`"
         switch error {

@@ -17,27 +17,78 @@ struct Profile: Sendable, Codable {
     /// What makes the connection a calendar source (`tether login … --calendar`); `nil` for none, and in profiles
     /// written before calendars existed.
     var calendar: CalendarSetting? = nil
+    /// Binds the profile to the vault key: HMAC-SHA256 over ``canonicalBytes``, with a key derived from the vault
+    /// key (`VaultStore.authenticationCode`). A profile without it, or whose fields no longer match it, is refused.
+    var mac: String? = nil
+
+    /// The profile without its MAC, as JSON with sorted keys: what the MAC covers.
+    var canonicalBytes: Data {
+        get throws {
+            var unsigned = self
+            unsigned.mac = nil
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return try encoder.encode(unsigned)
+        }
+    }
 }
 
-/// `$TETHER_HOME/connections.json`: the profiles, written atomically, readable by people.
+/// A profile in connections.json that is not bound to this vault's key: its MAC is missing (stripped, or written
+/// by a `tether` from before profiles were bound) or does not match (edited outside `tether`, or bound to another
+/// vault key). It is refused and left as it is: using it could send a refresh token to an endpoint someone else
+/// chose.
+struct ProfileBindingError: Error, Sendable, CustomStringConvertible {
+    enum Problem: Sendable {
+        case missing
+        case mismatch
+    }
+
+    let name: String
+    let path: String
+    let problem: Problem
+
+    var failure: CLIFailure {
+        let what =
+            switch problem {
+            case .missing: "are not bound to the vault key (no MAC)"
+            case .mismatch: "do not match their MAC (changed outside tether, or bound to another vault key)"
+            }
+        return CLIFailure(
+            .configuration,
+            "The settings of '\(name)' in \(path) \(what); they were refused and left untouched",
+            fix: "Check them, then run `tether login PROVIDER --name \(name)` with the provider's options to save "
+                + "them again (or set TETHER_VAULT_KEY to the key they were bound with)"
+        )
+    }
+
+    var description: String { failure.description }
+}
+
+/// `$TETHER_HOME/connections.json`: the profiles, written atomically, readable by people, each bound to the vault
+/// key by a MAC (see docs/decisions.md, "Profiles are bound to the vault key").
 ///
 /// ```json
 /// {
 ///   "format": 1,
 ///   "connections": [
-///     { "name": "dev", "preset": "dev", "provider": { "provider_id": "dev", "issuer": "http://127.0.0.1:8123", … } }
+///     { "name": "dev", "preset": "dev", "provider": { "provider_id": "dev", … }, "mac": "…" }
 ///   ]
 /// }
 /// ```
 struct ProfileFile: Sendable {
     static let fileName = "connections.json"
     static let format = 1
+    /// The context of a profile's MAC.
+    static let macContext = "tether.profile.v1"
 
     let url: URL
     let home: URL
+    /// The vault whose key the profiles are bound to.
+    let store: VaultStore
 
-    init(home: URL) {
+    init(home: URL, store: VaultStore) {
         self.home = home
+        self.store = store
         url = home.appendingPathComponent(Self.fileName)
     }
 
@@ -46,8 +97,42 @@ struct ProfileFile: Sendable {
         var connections: [Profile]
     }
 
-    /// The profiles, sorted by name; none when the file does not exist.
+    /// The profiles, sorted by name, each checked against its MAC; none when the file does not exist.
+    /// - Throws: ``ProfileBindingError`` for the first profile that is not bound to the vault key.
     func load() throws -> [Profile] {
+        let profiles = try entries()
+        for profile in profiles { try verify(profile) }
+        return profiles
+    }
+
+    /// The names of the profiles, whether or not they are bound: names alone send nothing anywhere.
+    func names() throws -> [String] {
+        try entries().map(\.name)
+    }
+
+    /// The profile of `name`, checked against its MAC; `nil` when there is none.
+    /// - Throws: ``ProfileBindingError`` when it is not bound to the vault key.
+    func profile(named name: String) throws -> Profile? {
+        guard let profile = try entries().first(where: { $0.name == name }) else { return nil }
+        try verify(profile)
+        return profile
+    }
+
+    /// Checks a profile's MAC.
+    func verify(_ profile: Profile) throws {
+        guard let mac = profile.mac else {
+            throw ProfileBindingError(name: profile.name, path: url.path, problem: .missing)
+        }
+        do {
+            try store.verifyAuthenticationCode(mac, for: try profile.canonicalBytes, context: Self.macContext)
+        } catch {
+            throw ProfileBindingError(name: profile.name, path: url.path, problem: .mismatch)
+        }
+    }
+
+    /// The profiles as they are in the file, sorted by name, unchecked: for rewriting the file, which keeps the
+    /// others exactly as they were.
+    private func entries() throws -> [Profile] {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -79,16 +164,13 @@ struct ProfileFile: Sendable {
         }
     }
 
-    func profile(named name: String) throws -> Profile? {
-        try load().first { $0.name == name }
-    }
-
-    /// Adds or replaces a profile.
+    /// Adds or replaces a profile, bound to the vault key.
     func save(_ profile: Profile) throws {
         try FileLock.withLock(home: home, name: "connections.json.lock") {
-            var profiles = try load().filter { $0.name != profile.name }
+            var profiles = try entries().filter { $0.name != profile.name }
             var stored = profile
             stored.provider.clientSecret = nil
+            stored.mac = store.authenticationCode(for: try stored.canonicalBytes, context: Self.macContext)
             profiles.append(stored)
             try write(profiles)
         }
@@ -97,7 +179,7 @@ struct ProfileFile: Sendable {
     /// Removes a profile; nothing when it does not exist.
     func remove(named name: String) throws {
         try FileLock.withLock(home: home, name: "connections.json.lock") {
-            let profiles = try load()
+            let profiles = try entries()
             guard profiles.contains(where: { $0.name == name }) else { return }
             try write(profiles.filter { $0.name != name })
         }

@@ -38,7 +38,7 @@ struct Workspace: Sendable {
         } catch {
             throw CLIFailure.from(error)
         }
-        profiles = ProfileFile(home: home)
+        profiles = ProfileFile(home: home, store: store)
         statusFile = StatusFile(home: home)
         transport = URLSessionTransport()
     }
@@ -87,7 +87,7 @@ struct Workspace: Sendable {
     func resolveName(_ given: String?) throws -> String {
         if let given { return try Self.validatedName(given) }
         if let named = environment["TETHER_CONNECTION"], !named.isEmpty { return try Self.validatedName(named) }
-        let names = try profiles.load().map(\.name)
+        let names = try profiles.names()
         switch names.count {
         case 0:
             throw CLIFailure(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tether
+import TetherTestSupport
 import TetherTesting
 
 /// Several real processes share one vault and one strict issuer (rotation + reuse detection, state in a file).

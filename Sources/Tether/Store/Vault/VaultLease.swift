@@ -1,18 +1,20 @@
 import Logging
 
-/// A refresh lease of a ``VaultStore``: the in-process mutex plus an `flock` on the lease file.
+/// A lease of ``FileLeases``: the in-process mutex plus an `flock` on the lease file.
 final class VaultLease: RefreshLease {
     private let fd: LockedState<Int32?>
     private let mutex: AsyncKeyedMutex
     private let key: String
     private let logger: Logger
+    private let metadataKey: String
     private let id: ConnectionID
 
-    init(fd: Int32, mutex: AsyncKeyedMutex, key: String, logger: Logger, id: ConnectionID) {
+    init(fd: Int32, mutex: AsyncKeyedMutex, key: String, logger: Logger, metadataKey: String, id: ConnectionID) {
         self.fd = LockedState(fd)
         self.mutex = mutex
         self.key = key
         self.logger = logger
+        self.metadataKey = metadataKey
         self.id = id
     }
 
@@ -29,7 +31,7 @@ final class VaultLease: RefreshLease {
         else { return }
         VaultFiles.unlockAndClose(fd)
         mutex.unlock(key)
-        logger.debug("Released vault refresh lease", metadata: ["vault.connection": "\(id)"])
+        logger.debug("Released refresh lease", metadata: [metadataKey: "\(id)"])
     }
 
     deinit {

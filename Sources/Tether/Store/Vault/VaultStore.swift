@@ -46,7 +46,7 @@ public final class VaultStore: CredentialStore {
     let clock: any Clock<Duration>
     let logger: Logger
     let writeMutex = AsyncKeyedMutex()
-    let leaseMutex = AsyncKeyedMutex()
+    let leases: FileLeases
 
     /// How long a write waits for another process to finish writing the same record.
     static let writeLockTimeout: Duration = .seconds(10)
@@ -80,6 +80,7 @@ public final class VaultStore: CredentialStore {
         self.locksPath = root + "/locks"
         self.clock = clock
         self.logger = logger
+        self.leases = FileLeases(clock: clock, logger: logger, logPrefix: "vault")
         if let key {
             self.key = key
         } else if let key = try Self.environmentKey(environment) {

@@ -1,0 +1,100 @@
+package import Foundation
+package import Tether
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A running `TetherStoreProbe`, with its standard output readable line by line.
+package final class ProbeProcess {
+    package let process = Process()
+    private let output = Pipe()
+    private let input = Pipe()
+    private var buffer = ""
+
+    package struct Missing: Error, CustomStringConvertible {
+        let path: String
+        package var description: String {
+            "TetherStoreProbe not found at \(path); run `swift build --build-tests` first"
+        }
+    }
+
+    /// The probe executable, beside the test bundle in `.build/<triple>/debug/`.
+    package static func executable() throws -> URL {
+        let testBinary =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        let probe = URL(fileURLWithPath: testBinary).deletingLastPathComponent()
+            .appendingPathComponent("TetherStoreProbe")
+        guard FileManager.default.isExecutableFile(atPath: probe.path) else { throw Missing(path: probe.path) }
+        return probe
+    }
+
+    /// Starts the probe with `arguments`, and `key` in `TETHER_VAULT_KEY` when given.
+    package static func launch(_ arguments: [String], key: VaultKey? = nil) throws -> ProbeProcess {
+        let probe = ProbeProcess()
+        probe.process.executableURL = try executable()
+        probe.process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TETHER_VAULT_KEY"] = key?.revealedBase64
+        probe.process.environment = environment
+        probe.process.standardOutput = probe.output
+        probe.process.standardInput = probe.input
+        try probe.process.run()
+        return probe
+    }
+
+    /// Closes the probe's standard input, which subcommands that wait for it take as the signal to go on.
+    package func closeInput() {
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// Waits until the probe prints `line`.
+    /// - Returns: Whether it did before `timeout` (or before it closed its output).
+    package func waitForLine(_ line: String, timeout: Duration) throws -> Bool {
+        let fd = output.fileHandleForReading.fileDescriptor
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while !buffer.split(separator: "\n").contains(Substring(line)) {
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero else { return false }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let millis = Int32(
+                max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000)
+            )
+            let ready = poll(&descriptor, 1, millis)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { return false }
+            buffer += String(decoding: chunk[0..<count], as: UTF8.self)
+        }
+        return true
+    }
+
+    /// Sends SIGKILL if the probe is still running.
+    package func kill() {
+        if process.isRunning {
+            #if canImport(Glibc)
+            _ = Glibc.kill(process.processIdentifier, SIGKILL)
+            #else
+            _ = Darwin.kill(process.processIdentifier, SIGKILL)
+            #endif
+        }
+    }
+
+    /// Waits for the probe to exit.
+    /// - Returns: Whether it exited within `timeout`.
+    package func waitForExit(timeout: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        while process.isRunning {
+            guard clock.now < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+}
