@@ -84,7 +84,7 @@ def main(argv):
     form["user_code"] = code.replace("-", "")
     page = session.post(page.url, data=form, timeout=10, headers={"Referer": page.url})
     if "device-confirm" not in page.url:
-        return fail(f"the user code was refused (HTTP {page.status_code}): " + re.sub(r"<[^>]+>", " ", page.text)[:300])
+        return fail(f"the user code was refused (HTTP {page.status_code}): " + re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.text)).strip()[:300])
     form = inputs(page.text)
     form["action"] = decision
     page = session.post(page.url, data=form, timeout=10, headers={"Referer": page.url})

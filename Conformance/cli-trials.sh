@@ -101,6 +101,12 @@ run "device flow without openid" "exit 0, connection saved without userinfo (iss
 run "device flow, confidential client" "exit 0; today 400 (DOT wants client_id in the body beside Basic)" -- \
     device dev3 tether-device-confidential "read" --client-secret-file "$work/tether-device-confidential.secret"
 
+setting '{"DEVICE_CODE_EXPIRE_SECONDS": 6, "DEVICE_FLOW_INTERVAL": 2}'
+run "device code nobody approves (expires_in 6 s)" "exit 1 at the client's own deadline" -- \
+    "$T" login --issuer "$I" --client-id tether-device --name dev4 --device \
+    --device-authorization-endpoint "$I/device-authorization/" --scope "read"
+setting '{"DEVICE_CODE_EXPIRE_SECONDS": 1800, "DEVICE_FLOW_INTERVAL": 1}'
+
 home refresh
 setting '{"ACCESS_TOKEN_EXPIRE_SECONDS": 8}'
 "$T" login --issuer "$I" --client-id tether-public --name pub --scope "openid email offline_access read" >/dev/null 2>&1

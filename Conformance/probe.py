@@ -310,8 +310,11 @@ def main():
     device_poll(device_id, "nonexistent", "Poll with an unknown device_code")
     device_start("nobody", "read", "Device authorization with an unknown client")
     device_start("tether-public", "read", "Device authorization with a client registered for the code grant")
-    out("(Device-code expiry: DOT's device codes live 1800 s, oauthlib's default `expires_in`; not waited for.)")
-    settings(**{key: original[key] for key in ("DEVICE_FLOW_INTERVAL",)})
+    settings(DEVICE_CODE_EXPIRE_SECONDS=3)
+    started = device_start(device_id, "read", "Device authorization with DEVICE_CODE_EXPIRE_SECONDS=3")
+    time.sleep(4)
+    device_poll(device_id, started["device_code"], "Poll after the device code expired (nobody entered it)")
+    settings(**{key: original[key] for key in ("DEVICE_FLOW_INTERVAL", "DEVICE_CODE_EXPIRE_SECONDS")})
 
 
 if __name__ == "__main__":

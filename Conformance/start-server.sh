@@ -17,7 +17,7 @@
 # Switches (environment, read at start; the same settings change at run time through POST /conformance/settings,
 # see server/conformance/settings.py and views.py): CONFORMANCE_ACCESS_TOKEN_SECONDS, CONFORMANCE_REFRESH_TOKEN_SECONDS,
 # CONFORMANCE_ROTATE_REFRESH_TOKEN, CONFORMANCE_REUSE_PROTECTION, CONFORMANCE_GRACE_SECONDS,
-# CONFORMANCE_DEVICE_INTERVAL, CONFORMANCE_AUTH_METHODS, CONFORMANCE_ISS_PARAMETER, CONFORMANCE_OIDC.
+# CONFORMANCE_DEVICE_INTERVAL, CONFORMANCE_DEVICE_CODE_SECONDS, CONFORMANCE_AUTH_METHODS, CONFORMANCE_ISS_PARAMETER, CONFORMANCE_OIDC.
 #
 # CONFORMANCE_VENV chooses the virtual environment's folder (default: ~/.cache/tether-conformance/venv-HASH, where
 # HASH follows requirements.txt, so a second start skips the install); PYTHON the interpreter that makes it.

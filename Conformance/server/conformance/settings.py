@@ -13,6 +13,7 @@ Switches (each also changeable at run time through POST /conformance/settings, s
     CONFORMANCE_REUSE_PROTECTION         REFRESH_TOKEN_REUSE_PROTECTION, 1 or 0 (default 0, as DOT's)
     CONFORMANCE_GRACE_SECONDS            REFRESH_TOKEN_GRACE_PERIOD_SECONDS (default 0)
     CONFORMANCE_DEVICE_INTERVAL          DEVICE_FLOW_INTERVAL, seconds between device polls (default 5)
+    CONFORMANCE_DEVICE_CODE_SECONDS      `expires_in` of device codes (default 1800; views.DeviceAuthorization)
     CONFORMANCE_AUTH_METHODS             token_endpoint_auth_methods_supported, space-separated
                                          (default "client_secret_post client_secret_basic", as DOT's)
     CONFORMANCE_ISS_PARAMETER            COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS, 1 or 0 (RFC 9207 iss; default 0)

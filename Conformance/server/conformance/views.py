@@ -2,6 +2,8 @@
 
     GET  /conformance/settings      the switchable DOT settings now in force (JSON)
     POST /conformance/settings      JSON object of DOT setting names to new values; takes effect for the next request
+                                    (also DEVICE_CODE_EXPIRE_SECONDS: `expires_in` of new device codes, not a DOT
+                                    setting; see DeviceAuthorization below)
     GET  /conformance/requests      the request log (see middleware.py); ?clear=1 empties it afterwards
     POST /conformance/expire        {"what": "access"|"refresh"|"all"}: every live access token expires now
                                     ("refresh" and "all" also revoke every refresh token)
@@ -13,6 +15,7 @@ $CONFORMANCE_STATE/admin-key.
 """
 
 import json
+import os
 from datetime import timedelta
 
 from django.conf import settings
@@ -23,6 +26,8 @@ from django.views.decorators.csrf import csrf_exempt
 from oauth2_provider.decorators import protected_resource
 from oauth2_provider.models import get_access_token_model, get_refresh_token_model
 from oauth2_provider.settings import oauth2_settings
+from oauth2_provider.views.device import DeviceAuthorizationView
+from oauthlib.oauth2 import DeviceApplicationServer
 
 from . import middleware
 
@@ -40,12 +45,27 @@ SWITCHABLE = (
 )
 
 
+# oauthlib's device endpoint takes the device code lifetime (`expires_in`, default 1800 s) as an argument that
+# DOT's DeviceApplicationServer does not pass on, so the conformance server sets it here to test expiry.
+DEVICE_CODE = {"DEVICE_CODE_EXPIRE_SECONDS": int(os.environ.get("CONFORMANCE_DEVICE_CODE_SECONDS", "") or 1800)}
+
+
+class ConformanceDeviceServer(DeviceApplicationServer):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._expires_in = DEVICE_CODE["DEVICE_CODE_EXPIRE_SECONDS"]
+
+
+class DeviceAuthorization(DeviceAuthorizationView):
+    server_class = ConformanceDeviceServer
+
+
 def _authorized(request):
     return constant_time_compare(request.headers.get("X-Conformance-Key", ""), settings.ADMIN_KEY)
 
 
 def _current():
-    return {name: getattr(oauth2_settings, name) for name in SWITCHABLE}
+    return {**{name: getattr(oauth2_settings, name) for name in SWITCHABLE}, **DEVICE_CODE}
 
 
 @csrf_exempt
@@ -57,9 +77,12 @@ def switch_settings(request):
             changes = json.loads(request.body or b"{}")
         except ValueError:
             return JsonResponse({"error": "the body is not JSON"}, status=400)
-        unknown = sorted(set(changes) - set(SWITCHABLE))
+        unknown = sorted(set(changes) - set(SWITCHABLE) - set(DEVICE_CODE))
         if unknown:
             return JsonResponse({"error": "not switchable: " + ", ".join(unknown)}, status=400)
+        for name in DEVICE_CODE:
+            if name in changes:
+                DEVICE_CODE[name] = int(changes.pop(name))
         settings.OAUTH2_PROVIDER.update(changes)
         oauth2_settings.reload()
     return JsonResponse(_current())
