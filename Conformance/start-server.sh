@@ -52,7 +52,10 @@ if [ ! -f "$venv/.installed" ]; then
     say "creating $venv"
     rm -rf "$venv"
     mkdir -p "$(dirname "$venv")"
-    "$python" -m venv "$venv"
+    if ! "$python" -m venv "$venv"; then
+        say "could not create a virtual environment with $python (on Debian: apt-get install python3-venv)"
+        exit 1
+    fi
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$requirements"
     touch "$venv/.installed"
     say "virtual environment ready after $(elapsed) s"

@@ -22,4 +22,5 @@ urlpatterns = [
     path("conformance/settings", views.switch_settings),
     path("conformance/requests", views.request_log),
     path("conformance/expire", views.expire),
+    path("conformance/rotate-key", views.rotate_key),
 ]

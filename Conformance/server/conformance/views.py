@@ -7,6 +7,8 @@
     GET  /conformance/requests      the request log (see middleware.py); ?clear=1 empties it afterwards
     POST /conformance/expire        {"what": "access"|"refresh"|"all"}: every live access token expires now
                                     ("refresh" and "all" also revoke every refresh token)
+    POST /conformance/rotate-key    a new RSA signing key signs ID tokens from now on; the previous one stays in the
+                                    JWKS ({"keep_previous": false} drops it: tokens it signed no longer verify)
     GET  /api/resource/             a resource protected the way DOT protects one by default (403 without a challenge)
     GET  /api/resource-rfc6750/     a resource protected with RFC 6750 challenges (401 + WWW-Authenticate)
 
@@ -109,6 +111,26 @@ def expire(request):
     if what in ("refresh", "all"):
         revoked = get_refresh_token_model().objects.filter(revoked__isnull=True).update(revoked=timezone.now())
     return JsonResponse({"expired_access_tokens": expired, "revoked_refresh_tokens": revoked})
+
+
+@csrf_exempt
+def rotate_key(request):
+    if not _authorized(request) or request.method != "POST":
+        return HttpResponseForbidden("POST with X-Conformance-Key\n")
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    keep_previous = json.loads(request.body or b"{}").get("keep_previous", True)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    provider = settings.OAUTH2_PROVIDER
+    previous = [provider["OIDC_RSA_PRIVATE_KEY"]] if keep_previous else []
+    provider["OIDC_RSA_PRIVATE_KEYS_INACTIVE"] = previous
+    provider["OIDC_RSA_PRIVATE_KEY"] = pem
+    oauth2_settings.reload()
+    return JsonResponse({"keys_in_jwks": 1 + len(previous)})
 
 
 @protected_resource(scopes=["read"])
