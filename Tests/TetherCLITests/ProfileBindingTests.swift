@@ -75,10 +75,29 @@ struct ProfileBindingTests {
         #expect(try await cli.run(["token", "work"]).status == 0)
         #expect(try await cli.run(["token", "home"]).status == 5)
 
-        // Another vault key: every profile is refused.
+        // `tether status` shows the refused profile as one broken row and the others as they are.
+        let status = try await cli.statusRows()
+        #expect(status["work"]?["state"] as? String == "connected")
+        #expect(status["home"]?["state"] as? String == "misconfigured")
+        #expect((status["home"]?["lastError"] as? String)?.contains("do not match their MAC") == true)
+
+        // Another vault key: every profile is refused, and using one fails.
         let otherKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let other = try await cli.with(["TETHER_VAULT_KEY": otherKey]).run(["status"])
-        #expect(other.status == 5, "\(other.stderr)")
+        let other = cli.with(["TETHER_VAULT_KEY": otherKey])
+        #expect(try await other.run(["token", "work"]).status == 5)
+        let rows = try await other.statusRows()
+        #expect(rows.count == 2)
+        #expect(rows.values.allSatisfy { $0["state"] as? String == "misconfigured" }, "\(rows)")
+    }
+}
+
+extension CLI {
+    /// `tether status --json`, which must succeed, as rows by name.
+    func statusRows() async throws -> [String: [String: Any]] {
+        let result = try await run(["status", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        return Dictionary(rows.compactMap { row in (row["name"] as? String).map { ($0, row) } }) { first, _ in first }
     }
 }
 

@@ -38,7 +38,10 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let workspace = try Workspace(global)
         // connections.json is read once for all rows.
-        let profiles = Dictionary(try workspace.profiles.load().map { ($0.name, $0) }) { first, _ in first }
+        // A profile that fails its MAC check is one refused row, not a failed listing.
+        let profiles = Dictionary(try workspace.profiles.loadEach().map { ($0.name, $0.profile) }) { first, _ in
+            first
+        }
         var names = Set(profiles.keys)
         // Records without settings (written by an app through the library) are shown too.
         if let stored = try? await workspace.store.list() { names.formUnion(stored.map(\.rawValue)) }
@@ -71,7 +74,30 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    func row(_ name: String, profile: Profile?, workspace: Workspace, lastError: StatusFile.Entry?) async -> StatusRow {
+    func row(
+        _ name: String,
+        profile checked: Result<Profile, ProfileBindingError>?,
+        workspace: Workspace,
+        lastError: StatusFile.Entry?
+    ) async -> StatusRow {
+        let profile: Profile?
+        switch checked {
+        case .success(let valid): profile = valid
+        case .failure(let refusal):
+            // The provider shown comes from the sealed record, never from the refused settings.
+            let record = try? await workspace.store.read(ConnectionID(name))
+            return StatusRow(
+                name: name,
+                provider: record?.account.providerID,
+                account: nil,
+                state: "misconfigured",
+                expiresAt: nil,
+                lastRefresh: nil,
+                lastError: refusal.failure.message,
+                detail: refusal.failure.fix
+            )
+        case nil: profile = nil
+        }
         guard let profile else {
             let record = try? await workspace.store.read(ConnectionID(name))
             return StatusRow.make(

@@ -105,6 +105,19 @@ struct ProfileFile: Sendable {
         return profiles
     }
 
+    /// Every profile with the outcome of its check, sorted by name: for listings that show a refused profile as one
+    /// broken entry instead of failing as a whole.
+    func loadEach() throws -> [(name: String, profile: Result<Profile, ProfileBindingError>)] {
+        try entries().map { profile in
+            do {
+                try verify(profile)
+                return (profile.name, .success(profile))
+            } catch let error as ProfileBindingError {
+                return (profile.name, .failure(error))
+            }
+        }
+    }
+
     /// The names of the profiles, whether or not they are bound: names alone send nothing anywhere.
     func names() throws -> [String] {
         try entries().map(\.name)
