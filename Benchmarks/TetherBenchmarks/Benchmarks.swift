@@ -15,6 +15,11 @@ import TetherURLSession
 @main
 struct Benchmarks {
     static func main() async throws {
+        let arguments = CommandLine.arguments
+        if arguments.count == 4, arguments[1] == "--peer-agent" {
+            try await PeerAgent.run(issuer: arguments[2], vault: URL(fileURLWithPath: arguments[3]))
+            return
+        }
         let quick = CommandLine.arguments.contains("--quick")
         let scale = quick ? 10 : 1
         print("tether benchmarks (\(quick ? "quick" : "full"), \(ProcessInfo.processInfo.activeProcessorCount) cores)")
