@@ -247,6 +247,20 @@ let package = Package(
             path: "Tests/Support/SignInTestSupport"
         ),
 
+        .target(
+            name: "ProviderTestSupport",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherTesting",
+                "TetherURLSession",
+                "TetherDevProvider",
+                .hummingbird,
+                .logging,
+            ],
+            path: "Tests/Support/ProviderTestSupport"
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "TetherTests",
@@ -354,6 +368,7 @@ let package = Package(
                 "TetherTestSupport",
                 "JWTTestSupport",
                 "SignInTestSupport",
+                "ProviderTestSupport",
                 .hummingbird,
                 .httpTypes,
                 .nioCore,
@@ -407,6 +422,7 @@ let package = Package(
                 "TetherTesting",
                 "TetherURLSession",
                 "TetherDevProvider",
+                "ProviderTestSupport",
                 .httpTypes,
                 .logging,
             ],

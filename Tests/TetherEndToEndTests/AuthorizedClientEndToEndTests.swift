@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ProviderTestSupport
 import SignInTestSupport
 import Testing
 import Tether

@@ -1,4 +1,5 @@
 import Foundation
+import ProviderTestSupport
 import Testing
 import Tether
 import TetherDevProvider

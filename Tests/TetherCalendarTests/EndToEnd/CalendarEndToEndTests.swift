@@ -18,18 +18,8 @@ struct CalendarEndToEndTests {
     }
 
     static func twoAccounts(_ harness: CalendarHarness) async throws -> TwoAccounts {
-        let ada = try await harness.signIn(
-            "ada",
-            password: "lovelace",
-            scopes: [CalendarHarness.googleScope],
-            id: "ada-google"
-        )
-        let grace = try await harness.signIn(
-            "grace",
-            password: "hopper",
-            scopes: [CalendarHarness.graphScope],
-            id: "grace-outlook"
-        )
+        let ada = try await harness.signInAda()
+        let grace = try await harness.signInGrace()
         return TwoAccounts(ada: ada, grace: grace, google: harness.google(ada), graph: harness.graph(grace))
     }
 
@@ -77,12 +67,7 @@ struct CalendarEndToEndTests {
     @Test func aTokenThatExpiresMidSyncIsRefreshedSilentlyOnce() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let ada = try await harness.signIn(
-            "ada",
-            password: "lovelace",
-            scopes: [CalendarHarness.googleScope],
-            id: "ada-google"
-        )
+        let ada = try await harness.signInAda()
         let primary = try #require(await harness.admin.calendarIDs(ofUser: "ada").first)
         try await harness.admin.generateCalendarEvents(1_000, user: "ada", calendar: primary)
         let counting = CountingTransport(harness.transport)
@@ -138,12 +123,7 @@ struct CalendarEndToEndTests {
     @Test func aRevokedGraphGrantIsRefusedWithoutAnErrorAttributeAndStillEndsInNeedsSignIn() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let grace = try await harness.signIn(
-            "grace",
-            password: "hopper",
-            scopes: [CalendarHarness.graphScope],
-            id: "grace-outlook"
-        )
+        let grace = try await harness.signInGrace()
         let graph = harness.graph(grace)
         _ = try await graph.sync(window: await harness.window())
         _ = await harness.admin.revokeGrants(ofUser: "grace")
@@ -182,12 +162,7 @@ struct CalendarEndToEndTests {
     @Test func aSyncTokenRoundTripWithChangesAndDeletions() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let ada = try await harness.signIn(
-            "ada",
-            password: "lovelace",
-            scopes: [CalendarHarness.googleScope],
-            id: "ada-google"
-        )
+        let ada = try await harness.signInAda()
         let google = harness.google(ada)
         let window = await harness.window()
         let first = try await google.sync(window: window)
@@ -222,12 +197,7 @@ struct CalendarEndToEndTests {
     @Test func aDeltaLinkRoundTripWithChangesAndDeletions() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let grace = try await harness.signIn(
-            "grace",
-            password: "hopper",
-            scopes: [CalendarHarness.graphScope],
-            id: "grace-outlook"
-        )
+        let grace = try await harness.signInGrace()
         let graph = harness.graph(grace)
         let window = await harness.window()
         let first = try await graph.sync(window: window)
