@@ -93,6 +93,17 @@ struct CalendarHarness: Sendable {
         )
     }
 
+    /// Connections over `sources`, cached in the vault, in UTC, on the harness's clock.
+    func connections(_ sources: any CalendarSource...) throws -> CalendarConnections {
+        CalendarConnections(
+            sources: sources,
+            cache: try cache(),
+            timeZone: utc,
+            dateSource: clock.dateSource,
+            logger: silent
+        )
+    }
+
     /// The seeded week and the next: the provider's calendar epoch onwards.
     func window(days: Int = 14) async -> DateInterval {
         DateInterval(start: await admin.calendarEpoch(), duration: Double(days) * 86_400)
