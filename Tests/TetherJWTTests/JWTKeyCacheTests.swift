@@ -132,7 +132,8 @@ struct JWTKeyCacheTests {
         #expect(transport.requestCount == 2)
     }
 
-    @Test func concurrentValidationsShareOneFetch() async throws {
+    /// A validator whose key fetch waits until the gate opens, and a token signed with the key it will serve.
+    static func gatedFetch() async throws -> (Gate, StubTransport, JWKSIDTokenValidator, IDToken) {
         let key = try await TestKey.rsa()
         let gate = Gate()
         let body = Data(jwks(key).utf8)
@@ -140,8 +141,11 @@ struct JWTKeyCacheTests {
             await gate.wait()
             return (HTTPResponse(status: .ok), body)
         }
-        let validator = makeValidator(transport: transport)
-        let token = try await key.sign(claims())
+        return (gate, transport, makeValidator(transport: transport), try await key.sign(claims()))
+    }
+
+    @Test func concurrentValidationsShareOneFetch() async throws {
+        let (gate, transport, validator, token) = try await Self.gatedFetch()
         try await withThrowingTaskGroup(of: IDTokenClaims.self) { group in
             for _ in 0..<50 {
                 group.addTask { try await validator.validate(token, expecting: expectations()) }
@@ -157,15 +161,7 @@ struct JWTKeyCacheTests {
     }
 
     @Test func aCancelledWaiterDoesNotCancelTheSharedFetch() async throws {
-        let key = try await TestKey.rsa()
-        let gate = Gate()
-        let body = Data(jwks(key).utf8)
-        let transport = StubTransport { _ in
-            await gate.wait()
-            return (HTTPResponse(status: .ok), body)
-        }
-        let validator = makeValidator(transport: transport)
-        let token = try await key.sign(claims())
+        let (gate, transport, validator, token) = try await Self.gatedFetch()
         let impatient = Task { try await validator.validate(token, expecting: expectations()) }
         while transport.requestCount == 0 { await Task.yield() }
         impatient.cancel()
