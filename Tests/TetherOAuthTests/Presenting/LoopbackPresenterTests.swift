@@ -97,10 +97,7 @@ extension Presenting {
             let bare = try await RawHTTP.get("/callback", port: port)
             let response = try await RawHTTP.get("/callback?code=abc&state=s1", port: port)
 
-            #expect(favicon.status == 404)
-            #expect(root.status == 404)
-            #expect(bare.status == 400)
-            #expect(response.status == 200)
+            #expect([favicon, root, bare, response].map(\.status) == [404, 404, 400, 200])
             #expect(try await callback.value.query == "code=abc&state=s1")
         }
 
@@ -166,10 +163,7 @@ extension Presenting {
             let post = try await RawHTTP.request(Array("POST /callback?code=x HTTP/1.1\r\n\r\n".utf8), port: port)
             let response = try await RawHTTP.get("/callback?code=abc&state=s1", port: port)
 
-            #expect(tooLarge.status == 400)
-            #expect(malformed.status == 400)
-            #expect(post.status == 405)
-            #expect(response.status == 200)
+            #expect([tooLarge, malformed, post, response].map(\.status) == [400, 400, 405, 200])
             #expect(try await callback.value.query == "code=abc&state=s1")
         }
 
