@@ -15,19 +15,12 @@ let package = Package(
         .watchOS(.v9),
         .visionOS(.v1),
     ],
+    // Each library product is the target of the same name.
     products: [
-        .library(name: "Tether", targets: ["Tether"]),
-        .library(name: "TetherKeychain", targets: ["TetherKeychain"]),
-        .library(name: "TetherTesting", targets: ["TetherTesting"]),
-        .library(name: "TetherURLSession", targets: ["TetherURLSession"]),
-        .library(name: "TetherAsyncHTTPClient", targets: ["TetherAsyncHTTPClient"]),
-        .library(name: "TetherOAuth", targets: ["TetherOAuth"]),
-        .library(name: "TetherJWT", targets: ["TetherJWT"]),
-        .library(name: "TetherDevProvider", targets: ["TetherDevProvider"]),
-        .library(name: "TetherServer", targets: ["TetherServer"]),
-        .library(name: "TetherHummingbird", targets: ["TetherHummingbird"]),
-        .library(name: "TetherCalendar", targets: ["TetherCalendar"]),
-        .executable(name: "tether", targets: ["TetherCLI"]),
+        "Tether", "TetherKeychain", "TetherTesting", "TetherURLSession", "TetherAsyncHTTPClient", "TetherOAuth",
+        "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar",
+    ].map { Product.library(name: $0, targets: [$0]) } + [
+        .executable(name: "tether", targets: ["TetherCLI"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -261,6 +254,20 @@ let package = Package(
             path: "Tests/Support/SignInTestSupport"
         ),
 
+        .target(
+            name: "ProviderTestSupport",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherTesting",
+                "TetherURLSession",
+                "TetherDevProvider",
+                .hummingbird,
+                .logging,
+            ],
+            path: "Tests/Support/ProviderTestSupport"
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "TetherTests",
@@ -370,6 +377,7 @@ let package = Package(
                 "TetherTestSupport",
                 "JWTTestSupport",
                 "SignInTestSupport",
+                "ProviderTestSupport",
                 .hummingbird,
                 .httpTypes,
                 .nioCore,
@@ -424,6 +432,7 @@ let package = Package(
                 "TetherTesting",
                 "TetherURLSession",
                 "TetherDevProvider",
+                "ProviderTestSupport",
                 .httpTypes,
                 .logging,
             ],

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ProviderTestSupport
 import SignInTestSupport
 import Testing
 import Tether
@@ -57,11 +58,13 @@ struct AuthorizedClientEndToEndTests {
         return session
     }
 
-    /// A client on a newly signed-in session, and the transport under it that records what it sends.
-    static func countingClient(_ harness: ProviderHarness) async throws -> (AuthorizedClient, CountingTransport) {
-        let counting = CountingTransport(harness.transport)
+    /// A client on a newly signed-in session, the transport under it that records what it sends, and the session.
+    static func countingClient(
+        _ harness: ProviderHarness
+    ) async throws -> (AuthorizedClient, CountingTransport, Session) {
         let session = try await signedIn(harness)
-        return (AuthorizedClient(session: session, transport: counting, clock: harness.clock), counting)
+        let counting = CountingTransport(harness.transport)
+        return (AuthorizedClient(session: session, transport: counting, clock: harness.clock), counting, session)
     }
 
     static func get(_ base: URL, _ path: String) -> HTTPRequest {
@@ -71,9 +74,7 @@ struct AuthorizedClientEndToEndTests {
     @Test func addsTheBearerTokenAndDecodesJSON() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let session = try await Self.signedIn(harness)
-        let counting = CountingTransport(harness.transport)
-        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        let (client, counting, session) = try await Self.countingClient(harness)
 
         let resource: Resource = try await client.json(Self.get(harness.running.issuer, "resource"))
         #expect(resource.sub.isEmpty == false)
@@ -99,9 +100,7 @@ struct AuthorizedClientEndToEndTests {
     @Test func anExpiredTokenIsRefreshedOnceAndTheRequestRetriedOnce() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let session = try await Self.signedIn(harness)
-        let counting = CountingTransport(harness.transport)
-        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        let (client, counting, session) = try await Self.countingClient(harness)
         let stale = try await session.validAccessToken()
         await harness.running.admin.expireAccessTokens()
 
@@ -124,9 +123,7 @@ struct AuthorizedClientEndToEndTests {
             )
         ])
         defer { Task { await canned.stop() } }
-        let session = try await Self.signedIn(harness)
-        let counting = CountingTransport(harness.transport)
-        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        let (client, counting, session) = try await Self.countingClient(harness)
 
         do {
             _ = try await client.send(Self.get(canned.base, "stubborn"))
@@ -145,9 +142,7 @@ struct AuthorizedClientEndToEndTests {
     @Test func aRevokedGrantIsUnauthorizedAndNeedsSignIn() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let session = try await Self.signedIn(harness)
-        let counting = CountingTransport(harness.transport)
-        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        let (client, counting, session) = try await Self.countingClient(harness)
         _ = await harness.running.admin.revokeAllGrants()
         await harness.running.admin.expireAccessTokens()
 
@@ -165,7 +160,7 @@ struct AuthorizedClientEndToEndTests {
     @Test func insufficientScopeIsForbiddenNamingTheScopeWithoutRetry() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let (client, counting) = try await Self.countingClient(harness)
+        let (client, counting, _) = try await Self.countingClient(harness)
 
         do {
             _ = try await client.send(Self.get(harness.running.issuer, "resource/admin"))
@@ -182,7 +177,7 @@ struct AuthorizedClientEndToEndTests {
     @Test func aRateLimitedGetWaitsForRetryAfterThenSucceeds() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let (client, counting) = try await Self.countingClient(harness)
+        let (client, counting, _) = try await Self.countingClient(harness)
         await harness.running.admin.rateLimitNext(1, requestsTo: .resource, retryAfterSeconds: 7)
 
         let call = Task { try await client.send(Self.get(harness.running.issuer, "resource")) }

@@ -1,4 +1,5 @@
 import Foundation
+import ProviderTestSupport
 import SignInTestSupport
 import Testing
 import Tether
@@ -42,18 +43,24 @@ struct BadInputTests {
         return components.url!
     }
 
+    /// The provider's callback for `request` after the user signed in, with the query item `name` set to `value`.
+    func forgedCallback(_ request: AuthorizationRequest, _ name: String, _ value: String) async throws -> URL {
+        let (location, _) = try await FormBrowser().submit(request.url)
+        var components = URLComponents(url: try #require(location), resolvingAgainstBaseURL: false)!
+        components.queryItems = components.queryItems?.map {
+            $0.name == name ? URLQueryItem(name: name, value: value) : $0
+        }
+        return try #require(components.url)
+    }
+
     @Test func stateMismatchNeverRedeemsTheCode() async throws {
         let stored = try await Stored.make()
         defer { Task { await stored.harness.stop() } }
         let request = try stored.harness.client.makeAuthorizationRequest()
-        let (location, _) = try await FormBrowser().submit(request.url)
-        var components = URLComponents(url: try #require(location), resolvingAgainstBaseURL: false)!
-        components.queryItems = components.queryItems?.map {
-            $0.name == "state" ? URLQueryItem(name: "state", value: "forged") : $0
-        }
+        let forged = try await forgedCallback(request, "state", "forged")
         let exchangedBefore = await stored.harness.counters()[.codesExchanged]
         await #expect(throws: OAuthError.stateMismatch) {
-            try await stored.harness.client.completeSignIn(callbackURL: components.url!, for: request)
+            try await stored.harness.client.completeSignIn(callbackURL: forged, for: request)
         }
         #expect(await stored.harness.counters()[.codesExchanged] == exchangedBefore)
         try await stored.expectUntouched()
@@ -88,13 +95,9 @@ struct BadInputTests {
                 for: request
             )
         }
-        let (location, _) = try await FormBrowser().submit(request.url)
-        var components = URLComponents(url: try #require(location), resolvingAgainstBaseURL: false)!
-        components.queryItems = components.queryItems?.map {
-            $0.name == "iss" ? URLQueryItem(name: "iss", value: "https://evil.example") : $0
-        }
+        let forged = try await forgedCallback(request, "iss", "https://evil.example")
         await #expect(throws: OAuthError.issuerMismatch) {
-            try await client.completeSignIn(callbackURL: components.url!, for: request)
+            try await client.completeSignIn(callbackURL: forged, for: request)
         }
         try await stored.expectUntouched()
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ProviderTestSupport
 
 /// A tiny HTTP server on 127.0.0.1 that answers `POST /token/<name>` and `GET /<name>` with canned responses:
 /// the misbehaving provider a well-behaved development provider cannot be.
@@ -13,8 +14,7 @@ final class CannedServer: Sendable {
         var headers: [HTTPField.Name: String] = [:]
     }
 
-    let port: Int
-    private let task: Task<Void, Never>
+    private let server: LoopbackServer
     private let answers: AnswerBook
 
     /// The answers, changeable while the server runs.
@@ -28,16 +28,17 @@ final class CannedServer: Sendable {
         }
     }
 
-    init(port: Int, task: Task<Void, Never>, answers: AnswerBook) {
-        self.port = port
-        self.task = task
+    init(server: LoopbackServer, answers: AnswerBook) {
+        self.server = server
         self.answers = answers
     }
+
+    var port: Int { server.port }
 
     /// Sets or replaces the answer for `name`.
     func set(_ name: String, _ answer: Answer) { answers[name] = answer }
 
-    var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var base: URL { server.base }
 
     static func start(_ initial: [String: Answer]) async throws -> CannedServer {
         let router = Router()
@@ -55,29 +56,8 @@ final class CannedServer: Sendable {
         }
         router.post("/token/{name}") { _, context in respond(context.parameters.get("name") ?? "") }
         router.get("/{name}") { _, context in respond(context.parameters.get("name") ?? "") }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            }
-        )
-        let task = Task {
-            try? await app.run()
-            continuation.finish()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw CancellationError()
-        }
-        return CannedServer(port: port, task: task, answers: answers)
+        return CannedServer(server: try await LoopbackServer.start(router), answers: answers)
     }
 
-    func stop() async {
-        task.cancel()
-        await task.value
-    }
+    func stop() async { await server.stop() }
 }

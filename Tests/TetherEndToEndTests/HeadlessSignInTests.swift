@@ -1,4 +1,5 @@
 import Foundation
+import ProviderTestSupport
 import Testing
 import Tether
 import TetherDevProvider
@@ -10,6 +11,13 @@ import TetherTesting
 /// opens `BROWSER`, the browser fills the development provider's sign-in page and is redirected to 127.0.0.1.
 @Suite(.timeLimit(.minutes(2)))
 struct HeadlessSignInTests {
+    /// A presenter that opens the headless browser, which signs ada in and answers the consent with `decision`.
+    func presenter(decision: String) -> LoopbackPresenter {
+        LoopbackPresenter(
+            configuration: .init(timeout: .seconds(60), browser: .system(environment: environment(decision: decision)))
+        )
+    }
+
     func environment(decision: String) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         environment["BROWSER"] = "python3 '\(HeadlessBrowser.script.path)'"
@@ -23,9 +31,7 @@ struct HeadlessSignInTests {
     func personSignsInWithAHeadlessBrowserAndTheSessionIsStored() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let presenter = LoopbackPresenter(
-            configuration: .init(timeout: .seconds(60), browser: .system(environment: environment(decision: "allow")))
-        )
+        let presenter = self.presenter(decision: "allow")
         let result = try await harness.client.signIn(using: presenter)
         let account = try #require(result.account)
         #expect(account.displayIdentifier == "ada@example.com")
@@ -40,9 +46,7 @@ struct HeadlessSignInTests {
     func personWhoDeniesGetsAccessDenied() async throws {
         let harness = try await ProviderHarness.start()
         defer { Task { await harness.stop() } }
-        let presenter = LoopbackPresenter(
-            configuration: .init(timeout: .seconds(60), browser: .system(environment: environment(decision: "deny")))
-        )
+        let presenter = self.presenter(decision: "deny")
         await #expect(throws: OAuthError.accessDenied) { _ = try await harness.client.signIn(using: presenter) }
         #expect(await harness.counters()[.codesExchanged] == 0)
     }

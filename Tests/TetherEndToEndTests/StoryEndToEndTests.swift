@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ProviderTestSupport
 import SignInTestSupport
 import Testing
 import Tether
@@ -13,41 +14,12 @@ import TetherServer
 import TetherURLSession
 
 /// A resource server on 127.0.0.1:0: `GET /me` behind `BearerTokenMiddleware`, answering the token's subject.
-struct ResourceServer: Sendable {
-    let port: Int
-    let task: Task<Void, Never>
-
-    var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
-
-    static func start(verifier: AccessTokenVerifier) async throws -> ResourceServer {
+enum ResourceServer {
+    static func start(verifier: AccessTokenVerifier) async throws -> LoopbackServer {
         let router = Router(context: BearerRequestContext.self)
         router.add(middleware: BearerTokenMiddleware(verifier: verifier, realm: "story"))
         router.get("/me") { _, context -> String in context.verifiedToken?.subject ?? "" }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: ProviderHarness.silent
-        )
-        let task = Task {
-            try? await app.run()
-            continuation.finish()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw CancellationError()
-        }
-        return ResourceServer(port: port, task: task)
-    }
-
-    func stop() async {
-        task.cancel()
-        await task.value
+        return try await LoopbackServer.start(router)
     }
 }
 
@@ -85,13 +57,7 @@ struct StoryEndToEndTests {
             DevProvider.Configuration(accessTokenLifetime: .seconds(2), accessTokenFormat: .jwt)
         ).start()
         let transport = URLSessionTransport()
-        let discovered = try await ProviderConfiguration.discover(
-            issuer: running.issuer.absoluteString,
-            clientID: "tether-dev-client",
-            redirectURI: URL(string: "http://127.0.0.1/callback"),
-            providerID: "dev",
-            transport: transport
-        )
+        let discovered = try await running.discoverDevClient(transport: transport)
         let oauth = try OAuthClient(configuration: discovered, transport: transport, logger: ProviderHarness.silent)
         let resource = try await ResourceServer.start(
             verifier: .oidc(

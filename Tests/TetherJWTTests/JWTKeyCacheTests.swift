@@ -9,6 +9,17 @@ import TetherTestSupport
 import TetherTesting
 
 struct JWTKeyCacheTests {
+    /// Expects a token signed with `key` to be refused: signed with an unknown key.
+    static func expectUnknownKey(
+        _ key: TestKey,
+        _ validator: JWKSIDTokenValidator,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        await #expect(throws: IDTokenError.unknownKey, sourceLocation: sourceLocation) {
+            try await validator.validate(try await key.sign(claims()), expecting: expectations())
+        }
+    }
+
     @Test func fetchesLazilyAndReusesTheCache() async throws {
         let key = try await TestKey.rsa()
         let transport = StubTransport.serving(KeyDocument(jwks(key)))
@@ -30,23 +41,17 @@ struct JWTKeyCacheTests {
         #expect(transport.requestCount == 1)
 
         clock.advance(by: .seconds(61))
-        await #expect(throws: IDTokenError.unknownKey) {
-            try await validator.validate(try await stranger.sign(claims()), expecting: expectations())
-        }
+        await Self.expectUnknownKey(stranger, validator)
         #expect(transport.requestCount == 2)
 
         let other = try await TestKey.es256(kid: "another-stranger")
         clock.advance(by: .seconds(30))
-        await #expect(throws: IDTokenError.unknownKey) {
-            try await validator.validate(try await other.sign(claims()), expecting: expectations())
-        }
+        await Self.expectUnknownKey(other, validator)
         #expect(transport.requestCount == 2)
 
         // Once the interval has passed, an unknown kid may fetch again.
         clock.advance(by: .seconds(31))
-        await #expect(throws: IDTokenError.unknownKey) {
-            try await validator.validate(try await other.sign(claims()), expecting: expectations())
-        }
+        await Self.expectUnknownKey(other, validator)
         #expect(transport.requestCount == 3)
     }
 
@@ -55,12 +60,8 @@ struct JWTKeyCacheTests {
         let stranger = try await TestKey.es256(kid: "stranger")
         let transport = StubTransport.serving(KeyDocument(jwks(key)))
         let validator = makeValidator(transport: transport)
-        await #expect(throws: IDTokenError.unknownKey) {
-            try await validator.validate(try await stranger.sign(claims()), expecting: expectations())
-        }
-        await #expect(throws: IDTokenError.unknownKey) {
-            try await validator.validate(try await stranger.sign(claims()), expecting: expectations())
-        }
+        await Self.expectUnknownKey(stranger, validator)
+        await Self.expectUnknownKey(stranger, validator)
         #expect(transport.requestCount == 1)
     }
 
@@ -132,7 +133,8 @@ struct JWTKeyCacheTests {
         #expect(transport.requestCount == 2)
     }
 
-    @Test func concurrentValidationsShareOneFetch() async throws {
+    /// A validator whose key fetch waits until the gate opens, and a token signed with the key it will serve.
+    static func gatedFetch() async throws -> (Gate, StubTransport, JWKSIDTokenValidator, IDToken) {
         let key = try await TestKey.rsa()
         let gate = Gate()
         let body = Data(jwks(key).utf8)
@@ -140,8 +142,11 @@ struct JWTKeyCacheTests {
             await gate.wait()
             return (HTTPResponse(status: .ok), body)
         }
-        let validator = makeValidator(transport: transport)
-        let token = try await key.sign(claims())
+        return (gate, transport, makeValidator(transport: transport), try await key.sign(claims()))
+    }
+
+    @Test func concurrentValidationsShareOneFetch() async throws {
+        let (gate, transport, validator, token) = try await Self.gatedFetch()
         try await withThrowingTaskGroup(of: IDTokenClaims.self) { group in
             for _ in 0..<50 {
                 group.addTask { try await validator.validate(token, expecting: expectations()) }
@@ -157,15 +162,7 @@ struct JWTKeyCacheTests {
     }
 
     @Test func aCancelledWaiterDoesNotCancelTheSharedFetch() async throws {
-        let key = try await TestKey.rsa()
-        let gate = Gate()
-        let body = Data(jwks(key).utf8)
-        let transport = StubTransport { _ in
-            await gate.wait()
-            return (HTTPResponse(status: .ok), body)
-        }
-        let validator = makeValidator(transport: transport)
-        let token = try await key.sign(claims())
+        let (gate, transport, validator, token) = try await Self.gatedFetch()
         let impatient = Task { try await validator.validate(token, expecting: expectations()) }
         while transport.requestCount == 0 { await Task.yield() }
         impatient.cancel()

@@ -133,14 +133,10 @@ struct AccessTokenVerifierTests {
         )
         _ = try await verifier.verify(recent.revealedValue)
         let old = try await key.sign(Self.accessClaims(["exp": fixedNow.timeIntervalSince1970 - 61]), header: header)
-        do {
-            _ = try await verifier.verify(old.revealedValue)
-            Issue.record("an expired token passed")
-        } catch let error as AccessTokenError {
-            #expect(error == .expired)
-            #expect(error.rfc6750Error == "invalid_token")
-            #expect(error.message == "The access token expired")
-        }
+        let error = await #expect(throws: AccessTokenError.self) { try await verifier.verify(old.revealedValue) }
+        #expect(error == .expired)
+        #expect(error?.rfc6750Error == "invalid_token")
+        #expect(error?.message == "The access token expired")
     }
 
     static func firebaseClaims(_ overrides: [String: (any Sendable)?] = [:]) -> [String: any Sendable] {
@@ -246,13 +242,9 @@ struct AccessTokenVerifierTests {
         let good = try await key.sign(claims(["iss": "https://appleid.apple.com", "aud": "com.example.app"]))
         #expect(try await verifier.verify(good.revealedValue).subject == "user-1")
         let wrong = try await key.sign(claims(["iss": "https://appleid.apple.com", "aud": "com.example.other"]))
-        do {
-            _ = try await verifier.verify(wrong.revealedValue)
-            Issue.record("another app's token passed")
-        } catch let error as AccessTokenError {
-            #expect(error == .invalid)
-            #expect(error.message == "The access token is meant for another audience")
-        }
+        let error = await #expect(throws: AccessTokenError.self) { try await verifier.verify(wrong.revealedValue) }
+        #expect(error == .invalid)
+        #expect(error?.message == "The access token is meant for another audience")
     }
 
     @Test func unreachableKeysAreTransient() async throws {
@@ -266,13 +258,9 @@ struct AccessTokenVerifierTests {
             clock: ManualClock()
         )
         let token = try await key.sign(Self.accessClaims(), header: ["alg": "RS256", "kid": key.kid, "typ": "at+jwt"])
-        do {
-            _ = try await verifier.verify(token.revealedValue)
-            Issue.record("a token passed without keys")
-        } catch let error as AccessTokenError {
-            #expect(error == .keysUnavailable)
-            #expect(error.isTransient)
-            #expect(error.rfc6750Error == nil)
-        }
+        let error = await #expect(throws: AccessTokenError.self) { try await verifier.verify(token.revealedValue) }
+        #expect(error == .keysUnavailable)
+        #expect(error?.isTransient == true)
+        #expect(error?.rfc6750Error == nil)
     }
 }

@@ -91,3 +91,19 @@ enum FlightDates {
     /// Coordinated Universal Time.
     static let utc = TimeZone(secondsFromGMT: 0) ?? .current
 }
+
+extension KeyedDecodingContainer {
+    /// A date as ``FlightDates/format(_:)`` writes it, or as ``FlightDates/parse(_:in:)`` reads it; `nil` when the
+    /// key is absent or `null`.
+    func decodeFlightDate(forKey key: Key) throws -> Date? {
+        guard let string = try decodeIfPresent(String.self, forKey: key) else { return nil }
+        guard let date = FlightDates.parse(string, in: nil) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key,
+                in: self,
+                debugDescription: "Not an ISO 8601 date or date-time."
+            )
+        }
+        return date
+    }
+}

@@ -60,8 +60,8 @@ extension FlightDetector {
             title = try container.decodeIfPresent(String.self, forKey: .title)
             description = try container.decodeIfPresent(String.self, forKey: .description)
             location = try container.decodeIfPresent(String.self, forKey: .location)
-            start = try Self.decodeDate(container, .start)
-            end = try Self.decodeDate(container, .end)
+            start = try container.decodeFlightDate(forKey: .start)
+            end = try container.decodeFlightDate(forKey: .end)
             if let identifier = try container.decodeIfPresent(String.self, forKey: .timeZone) {
                 guard let zone = TimeZone(identifier: identifier) else {
                     throw DecodingError.dataCorruptedError(
@@ -90,19 +90,5 @@ extension FlightDetector {
             try container.encodeIfPresent(timeZone?.identifier, forKey: .timeZone)
         }
 
-        private static func decodeDate(
-            _ container: KeyedDecodingContainer<CodingKeys>,
-            _ key: CodingKeys
-        ) throws -> Date? {
-            guard let string = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-            guard let date = FlightDates.parse(string, in: nil) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: key,
-                    in: container,
-                    debugDescription: "Not an ISO 8601 date or date-time."
-                )
-            }
-            return date
-        }
     }
 }

@@ -61,8 +61,8 @@ extension FlightDetector {
             flightNumber = try container.decodeIfPresent(String.self, forKey: .flightNumber)
             from = try container.decodeIfPresent(Airport.self, forKey: .from)
             to = try container.decodeIfPresent(Airport.self, forKey: .to)
-            departure = try Self.decodeDate(container, .departure)
-            arrival = try Self.decodeDate(container, .arrival)
+            departure = try container.decodeFlightDate(forKey: .departure)
+            arrival = try container.decodeFlightDate(forKey: .arrival)
         }
 
         /// Encodes the report in its JSON form.
@@ -81,15 +81,5 @@ extension FlightDetector {
             try container.encodeIfPresent(arrival.map(FlightDates.format), forKey: .arrival)
         }
 
-        private static func decodeDate(
-            _ container: KeyedDecodingContainer<CodingKeys>,
-            _ key: CodingKeys
-        ) throws -> Date? {
-            guard let string = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
-            guard let date = FlightDates.parse(string, in: nil) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "Not ISO 8601.")
-            }
-            return date
-        }
     }
 }

@@ -139,7 +139,8 @@ struct FlightText: Sendable {
             }
             let start = index
             index = scalars.index(after: index)
-            if kind == .word || kind == .cjk {
+            let isWord = kind == .word || kind == .cjk
+            if isWord {
                 while index < scalars.endIndex {
                     let next = Self.kind(of: scalars[index])
                     // Marks stay with their letter; Chinese and Japanese text has no spaces, so the word ends
@@ -147,34 +148,23 @@ struct FlightText: Sendable {
                     guard next == kind || next == .mark else { break }
                     index = scalars.index(after: index)
                 }
-                let word = text[start..<index]
-                tokens.append(
-                    Token(
-                        text: word,
-                        folded: fold(word),
-                        isWord: true,
-                        isSpaced: spaced,
-                        startsLine: newLine,
-                        isCJK: kind == .cjk
-                    )
-                )
             } else {
                 // A symbol keeps its variation selectors and joiners ("✈️").
                 while index < scalars.endIndex, Self.kind(of: scalars[index]) == .mark {
                     index = scalars.index(after: index)
                 }
-                let symbol = text[start..<index]
-                tokens.append(
-                    Token(
-                        text: symbol,
-                        folded: String(symbol),
-                        isWord: false,
-                        isSpaced: spaced,
-                        startsLine: newLine,
-                        isCJK: false
-                    )
-                )
             }
+            let piece = text[start..<index]
+            tokens.append(
+                Token(
+                    text: piece,
+                    folded: isWord ? fold(piece) : String(piece),
+                    isWord: isWord,
+                    isSpaced: spaced,
+                    startsLine: newLine,
+                    isCJK: kind == .cjk
+                )
+            )
             spaced = false
             newLine = false
         }

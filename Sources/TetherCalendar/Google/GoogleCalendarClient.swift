@@ -148,14 +148,11 @@ public struct GoogleCalendarClient: CalendarSource {
             ("orderBy", "startTime"),
             ("maxResults", String(configuration.pageSize)),
         ]
-        var batch = CalendarEventBatch(events: [], skipped: [], pages: 0)
+        var batch = CalendarEventBatch.empty
         var pageToken: String?
         repeat {
             let page = try await eventsPage(calendar.id, query: base + (pageToken.map { [("pageToken", $0)] } ?? []))
-            batch.pages += 1
-            let (items, skipped) = GoogleEventMapping.map(page, source: id, calendar: calendar)
-            batch.skipped += skipped
-            for case .event(let event) in items { batch.events.append(event) }
+            batch.add(page: GoogleEventMapping.map(page, source: id, calendar: calendar))
             pageToken = Self.nonEmpty(page.nextPageToken)
         } while pageToken != nil
         return batch
@@ -180,26 +177,11 @@ public struct GoogleCalendarClient: CalendarSource {
     func changes(calendar: CalendarInfo, syncToken: String?) async throws -> CalendarChanges {
         var base: [(String, String)] = [("singleEvents", "true"), ("maxResults", String(configuration.pageSize))]
         if let syncToken { base.append(("syncToken", syncToken)) }
-        var result = CalendarChanges(
-            changed: [],
-            removedIDs: [],
-            skipped: [],
-            cursor: "",
-            isFullSync: syncToken == nil,
-            pages: 0
-        )
+        var result = CalendarChanges(isFullSync: syncToken == nil)
         var pageToken: String?
         while true {
             let page = try await eventsPage(calendar.id, query: base + (pageToken.map { [("pageToken", $0)] } ?? []))
-            result.pages += 1
-            let (items, skipped) = GoogleEventMapping.map(page, source: id, calendar: calendar)
-            result.skipped += skipped
-            for item in items {
-                switch item {
-                case .event(let event): result.changed.append(event)
-                case .removed(let id): result.removedIDs.append(id)
-                }
-            }
+            result.add(page: GoogleEventMapping.map(page, source: id, calendar: calendar))
             if let next = Self.nonEmpty(page.nextPageToken) {
                 pageToken = next
                 continue
@@ -233,23 +215,10 @@ public struct GoogleCalendarClient: CalendarSource {
         for calendar in chosen {
             var entry = state.calendars[calendar.id] ?? CalendarSyncState.Calendar(info: calendar)
             entry.info = calendar
-            var mode: CalendarSyncOutcome.Mode = entry.cursor == nil ? .full : .incremental
-            let changes: CalendarChanges
-            do {
-                changes = try await self.changes(calendar: calendar, syncToken: entry.cursor)
-            } catch let error as CalendarError where error == .syncStateExpired && entry.cursor != nil {
-                mode = .resynced
-                changes = try await self.changes(calendar: calendar, syncToken: nil)
+            let (changes, mode) = try await CalendarSyncOutcome.changes(from: entry.cursor) { cursor in
+                try await self.changes(calendar: calendar, syncToken: cursor)
             }
-            if changes.isFullSync { entry.events = [:] }
-            for id in changes.removedIDs where entry.events.removeValue(forKey: id) != nil { outcome.removed += 1 }
-            for event in changes.changed { entry.events[event.id] = event }
-            outcome.changed += changes.changed.count
-            entry.cursor = changes.cursor
-            entry.window = nil
-            outcome.skipped += changes.skipped
-            outcome.modes[calendar.id] = mode
-            outcome.state.calendars[calendar.id] = entry
+            outcome.apply(changes, mode: mode, to: entry, window: nil)
         }
         return outcome
     }

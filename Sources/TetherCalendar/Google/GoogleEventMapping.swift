@@ -3,12 +3,9 @@ import Tether
 
 /// Turns Google's event JSON into ``CalendarEvent``s.
 enum GoogleEventMapping {
-    /// What one item of a list means.
-    enum Item {
-        case event(CalendarEvent)
-        /// A cancelled item: a deleted event, or a cancelled instance of a recurring one. It is removed.
-        case removed(String)
-    }
+    /// What one item of a list means: a cancelled item (a deleted event, or a cancelled instance of a recurring
+    /// one) is removed.
+    typealias Item = CalendarPageItem
 
     /// Maps a page's items; those that do not decode or map are skipped, with the reason.
     static func map(

@@ -145,13 +145,10 @@ public struct GraphCalendarClient: CalendarSource {
     func events(calendar: CalendarInfo, isDefault: Bool, in window: DateInterval) async throws -> CalendarEventBatch {
         let path = isDefault ? ["me", "calendarView"] : ["me", "calendars", calendar.id, "calendarView"]
         var next: URL? = http.url(path, query: Self.range(window))
-        var batch = CalendarEventBatch(events: [], skipped: [], pages: 0)
+        var batch = CalendarEventBatch.empty
         while let url = next {
             let page: GraphWire.EventsPage = try await http.json(url, headers: preferHeaders)
-            batch.pages += 1
-            let (items, skipped) = GraphEventMapping.map(page, source: id, calendar: calendar)
-            batch.skipped += skipped
-            for case .event(let event) in items { batch.events.append(event) }
+            batch.add(page: GraphEventMapping.map(page, source: id, calendar: calendar))
             next = try link(page.nextLink)
         }
         return batch
@@ -177,25 +174,10 @@ public struct GraphCalendarClient: CalendarSource {
         var next: URL? =
             try deltaLink.map { try link($0) ?? http.url(["me", "calendarView", "delta"]) }
             ?? http.url(["me", "calendarView", "delta"], query: Self.range(window))
-        var result = CalendarChanges(
-            changed: [],
-            removedIDs: [],
-            skipped: [],
-            cursor: "",
-            isFullSync: deltaLink == nil,
-            pages: 0
-        )
+        var result = CalendarChanges(isFullSync: deltaLink == nil)
         while let url = next {
             let page: GraphWire.EventsPage = try await http.json(url, headers: preferHeaders)
-            result.pages += 1
-            let (items, skipped) = GraphEventMapping.map(page, source: id, calendar: calendar)
-            result.skipped += skipped
-            for item in items {
-                switch item {
-                case .event(let event): result.changed.append(event)
-                case .removed(let id): result.removedIDs.append(id)
-                }
-            }
+            result.add(page: GraphEventMapping.map(page, source: id, calendar: calendar))
             if let nextLink = try link(page.nextLink) {
                 next = nextLink
                 continue
@@ -249,40 +231,18 @@ public struct GraphCalendarClient: CalendarSource {
                 entry.events = Dictionary(batch.events.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
                 entry.cursor = nil
                 entry.window = window
-                outcome.changed += batch.events.count
-                outcome.skipped += batch.skipped
-                outcome.modes[calendar.id] = .full
-                outcome.state.calendars[calendar.id] = entry
+                outcome.record(entry, mode: .full, changed: batch.events.count, skipped: batch.skipped)
                 continue
             }
             let covers = entry.window.map { $0.start <= window.start && $0.end >= window.end } ?? false
             if !covers { entry.cursor = nil }
             let deltaWindow = covers ? entry.window! : padded(window)
-            var mode: CalendarSyncOutcome.Mode = entry.cursor == nil ? .full : .incremental
-            let changes: CalendarChanges
-            do {
-                changes = try await delta(calendar: calendar, window: deltaWindow, deltaLink: entry.cursor)
-            } catch let error as CalendarError where error == .syncStateExpired && entry.cursor != nil {
-                mode = .resynced
-                changes = try await delta(calendar: calendar, window: deltaWindow, deltaLink: nil)
+            let (changes, mode) = try await CalendarSyncOutcome.changes(from: entry.cursor) { cursor in
+                try await delta(calendar: calendar, window: deltaWindow, deltaLink: cursor)
             }
-            if changes.isFullSync { entry.events = [:] }
-            for id in changes.removedIDs where entry.events.removeValue(forKey: id) != nil { outcome.removed += 1 }
             // Delta may replay an event, and reports changes outside the window: keep what overlaps it.
             let utc = TimeZone(identifier: "UTC")!
-            for event in changes.changed {
-                if event.overlaps(deltaWindow, in: utc) {
-                    entry.events[event.id] = event
-                } else if entry.events.removeValue(forKey: event.id) != nil {
-                    outcome.removed += 1
-                }
-            }
-            outcome.changed += changes.changed.count
-            entry.cursor = changes.cursor
-            entry.window = deltaWindow
-            outcome.skipped += changes.skipped
-            outcome.modes[calendar.id] = mode
-            outcome.state.calendars[calendar.id] = entry
+            outcome.apply(changes, mode: mode, to: entry, window: deltaWindow) { $0.overlaps(deltaWindow, in: utc) }
         }
         return outcome
     }

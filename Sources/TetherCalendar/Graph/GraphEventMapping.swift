@@ -3,11 +3,9 @@ import Tether
 
 /// Turns Graph's event JSON into ``CalendarEvent``s.
 enum GraphEventMapping {
-    enum Item {
-        case event(CalendarEvent)
-        /// A delta item with `@removed`: deleted, or moved out of the window.
-        case removed(String)
-    }
+    /// What one item of a page means: a delta item with `@removed` (deleted, or moved out of the window) is
+    /// removed.
+    typealias Item = CalendarPageItem
 
     /// A time zone from the name Graph gives: an IANA name, a Windows name, or Outlook's `tzone://Microsoft/…`
     /// forms for UTC.

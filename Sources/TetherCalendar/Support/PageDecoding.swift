@@ -9,16 +9,9 @@ extension GoogleCalendarClient {
         source: CalendarSourceID,
         calendar: CalendarInfo
     ) throws -> CalendarEventBatch {
-        let page: GoogleWire.EventsPage
-        do {
-            page = try JSONDecoder().decode(GoogleWire.EventsPage.self, from: data)
-        } catch {
-            throw CalendarError.decoding.with(message: "Not a Google events page", cause: error)
+        try .decoding(data, as: GoogleWire.EventsPage.self, notAPage: "Not a Google events page") {
+            GoogleEventMapping.map($0, source: source, calendar: calendar)
         }
-        let (items, skipped) = GoogleEventMapping.map(page, source: source, calendar: calendar)
-        var events: [CalendarEvent] = []
-        for case .event(let event) in items { events.append(event) }
-        return CalendarEventBatch(events: events, skipped: skipped, pages: 1)
     }
 }
 
@@ -31,15 +24,8 @@ extension GraphCalendarClient {
         source: CalendarSourceID,
         calendar: CalendarInfo
     ) throws -> CalendarEventBatch {
-        let page: GraphWire.EventsPage
-        do {
-            page = try JSONDecoder().decode(GraphWire.EventsPage.self, from: data)
-        } catch {
-            throw CalendarError.decoding.with(message: "Not a Graph events page", cause: error)
+        try .decoding(data, as: GraphWire.EventsPage.self, notAPage: "Not a Graph events page") {
+            GraphEventMapping.map($0, source: source, calendar: calendar)
         }
-        let (items, skipped) = GraphEventMapping.map(page, source: source, calendar: calendar)
-        var events: [CalendarEvent] = []
-        for case .event(let event) in items { events.append(event) }
-        return CalendarEventBatch(events: events, skipped: skipped, pages: 1)
     }
 }

@@ -18,18 +18,8 @@ struct CalendarEndToEndTests {
     }
 
     static func twoAccounts(_ harness: CalendarHarness) async throws -> TwoAccounts {
-        let ada = try await harness.signIn(
-            "ada",
-            password: "lovelace",
-            scopes: [CalendarHarness.googleScope],
-            id: "ada-google"
-        )
-        let grace = try await harness.signIn(
-            "grace",
-            password: "hopper",
-            scopes: [CalendarHarness.graphScope],
-            id: "grace-outlook"
-        )
+        let ada = try await harness.signInAda()
+        let grace = try await harness.signInGrace()
         return TwoAccounts(ada: ada, grace: grace, google: harness.google(ada), graph: harness.graph(grace))
     }
 
@@ -45,13 +35,7 @@ struct CalendarEndToEndTests {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
         let accounts = try await Self.twoAccounts(harness)
-        let connections = CalendarConnections(
-            sources: [accounts.google, accounts.graph],
-            cache: try harness.cache(),
-            timeZone: utc,
-            dateSource: harness.clock.dateSource,
-            logger: silent
-        )
+        let connections = try harness.connections(accounts.google, accounts.graph)
         let result = await connections.fetch(window: await harness.window())
         #expect(result.isComplete)
         #expect(result.sources.map(\.status.kind) == [.connected, .connected])
@@ -77,12 +61,7 @@ struct CalendarEndToEndTests {
     @Test func aTokenThatExpiresMidSyncIsRefreshedSilentlyOnce() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let ada = try await harness.signIn(
-            "ada",
-            password: "lovelace",
-            scopes: [CalendarHarness.googleScope],
-            id: "ada-google"
-        )
+        let ada = try await harness.signInAda()
         let primary = try #require(await harness.admin.calendarIDs(ofUser: "ada").first)
         try await harness.admin.generateCalendarEvents(1_000, user: "ada", calendar: primary)
         let counting = CountingTransport(harness.transport)
@@ -103,13 +82,7 @@ struct CalendarEndToEndTests {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
         let accounts = try await Self.twoAccounts(harness)
-        let connections = CalendarConnections(
-            sources: [accounts.google, accounts.graph],
-            cache: try harness.cache(),
-            timeZone: utc,
-            dateSource: harness.clock.dateSource,
-            logger: silent
-        )
+        let connections = try harness.connections(accounts.google, accounts.graph)
         let window = await harness.window()
         let first = await connections.fetch(window: window)
         let firstSync = harness.clock.date
@@ -138,12 +111,7 @@ struct CalendarEndToEndTests {
     @Test func aRevokedGraphGrantIsRefusedWithoutAnErrorAttributeAndStillEndsInNeedsSignIn() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let grace = try await harness.signIn(
-            "grace",
-            password: "hopper",
-            scopes: [CalendarHarness.graphScope],
-            id: "grace-outlook"
-        )
+        let grace = try await harness.signInGrace()
         let graph = harness.graph(grace)
         _ = try await graph.sync(window: await harness.window())
         _ = await harness.admin.revokeGrants(ofUser: "grace")
@@ -182,38 +150,17 @@ struct CalendarEndToEndTests {
     @Test func aSyncTokenRoundTripWithChangesAndDeletions() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let ada = try await harness.signIn(
-            "ada",
-            password: "lovelace",
-            scopes: [CalendarHarness.googleScope],
-            id: "ada-google"
-        )
-        let google = harness.google(ada)
-        let window = await harness.window()
-        let first = try await google.sync(window: window)
+        let google = harness.google(try await harness.signInAda())
+        let (first, primary, added) = try await harness.syncAndAdd(google, user: "ada", days: 5, zone: "Europe/Paris")
         let before = Self.primaryEvents(first)
-        let primaryID = try #require(first.state.calendars.values.first { $0.info.isPrimary }?.info.id)
-        #expect(first.modes[primaryID] == .full)
         let dentist = try #require(before.first { $0.title == "Dentist" })
         let offsite = try #require(before.first { $0.title == "Team offsite" })
-        let epoch = await harness.admin.calendarEpoch()
-
-        let added = try await harness.admin.addCalendarEvent(
-            DevProvider.CalendarEvent(
-                summary: "Added later",
-                start: .dateTime(epoch.addingTimeInterval(5 * 86_400), timeZone: "Europe/Paris"),
-                end: .dateTime(epoch.addingTimeInterval(5 * 86_400 + 3_600), timeZone: "Europe/Paris")
-            ),
-            user: "ada"
-        )
         try await harness.admin.updateCalendarEvent(id: dentist.id) { $0.summary = "Dentist (moved)" }
         try await harness.admin.deleteCalendarEvent(id: offsite.id)
 
-        let second = try await google.sync(from: first.state, window: window, calendars: nil)
-        #expect(second.modes[primaryID] == .incremental)
+        let second = try await harness.syncAgain(google, from: first, primaryID: primary.info.id, added: added)
         #expect(second.removed == 1)
         let after = Self.primaryEvents(second)
-        #expect(after.contains { $0.id == added.id && $0.title == "Added later" })
         #expect(after.first { $0.id == dentist.id }?.title == "Dentist (moved)")
         #expect(!after.contains { $0.id == offsite.id })
         #expect(after.count == before.count)
@@ -222,39 +169,18 @@ struct CalendarEndToEndTests {
     @Test func aDeltaLinkRoundTripWithChangesAndDeletions() async throws {
         let harness = try await CalendarHarness.start()
         defer { Task { await harness.stop() } }
-        let grace = try await harness.signIn(
-            "grace",
-            password: "hopper",
-            scopes: [CalendarHarness.graphScope],
-            id: "grace-outlook"
-        )
-        let graph = harness.graph(grace)
-        let window = await harness.window()
-        let first = try await graph.sync(window: window)
-        let before = Self.primaryEvents(first)
-        let primary = try #require(first.state.calendars.values.first { $0.info.isPrimary })
-        #expect(first.modes[primary.info.id] == .full)
+        let graph = harness.graph(try await harness.signInGrace())
+        let (first, primary, added) = try await harness.syncAndAdd(graph, user: "grace", days: 3, zone: "Europe/Berlin")
         #expect(primary.cursor?.contains("deltatoken") == true)
+        let before = Self.primaryEvents(first)
         let flight = try #require(before.first { $0.title.hasPrefix("BA 283") })
         let review = try #require(before.first { $0.title == "Weekly review" })
-        let epoch = await harness.admin.calendarEpoch()
-
-        let added = try await harness.admin.addCalendarEvent(
-            DevProvider.CalendarEvent(
-                summary: "Added later",
-                start: .dateTime(epoch.addingTimeInterval(3 * 86_400), timeZone: "Europe/Berlin"),
-                end: .dateTime(epoch.addingTimeInterval(3 * 86_400 + 3_600), timeZone: "Europe/Berlin")
-            ),
-            user: "grace"
-        )
         try await harness.admin.updateCalendarEvent(id: flight.id) { $0.location = "Terminal 5" }
         try await harness.admin.deleteCalendarEvent(id: review.seriesID ?? review.id)
 
-        let second = try await graph.sync(from: first.state, window: window, calendars: nil)
-        #expect(second.modes[primary.info.id] == .incremental)
+        let second = try await harness.syncAgain(graph, from: first, primaryID: primary.info.id, added: added)
         #expect(second.removed >= 1)
         let after = Self.primaryEvents(second)
-        #expect(after.contains { $0.id == added.id && $0.title == "Added later" })
         #expect(after.first { $0.id == flight.id }?.location == "Terminal 5")
         #expect(!after.contains { $0.title == "Weekly review" })
     }
@@ -288,14 +214,8 @@ struct CalendarEndToEndTests {
         let harness = try await CalendarHarness.start()
         let accounts = try await Self.twoAccounts(harness)
         let window = await harness.window()
-        let first = await CalendarConnections(
-            sources: [accounts.google, accounts.graph],
-            cache: try harness.cache(),
-            timeZone: utc,
-            dateSource: harness.clock.dateSource,
-            logger: silent
-        )
-        .fetch(window: window)
+        let first = try await harness.connections(accounts.google, accounts.graph)
+            .fetch(window: window)
         #expect(first.isComplete)
         let synced = harness.clock.date
         await harness.running.stop()
@@ -305,13 +225,7 @@ struct CalendarEndToEndTests {
         // A new launch: sessions restored from the vault, no network.
         let ada = harness.session("ada-google")
         let grace = harness.session("grace-outlook")
-        let connections = CalendarConnections(
-            sources: [harness.google(ada), harness.graph(grace)],
-            cache: try harness.cache(),
-            timeZone: utc,
-            dateSource: harness.clock.dateSource,
-            logger: silent
-        )
+        let connections = try harness.connections(harness.google(ada), harness.graph(grace))
         let cached = await connections.loadCached(window: window)
         #expect(cached.events == first.events)
         #expect(cached.sources.allSatisfy { $0.served == .cache && $0.isStale && $0.lastSuccessfulSync == synced })
@@ -396,5 +310,45 @@ struct CalendarEndToEndTests {
         #expect(result.sources.map { $0.error?.httpStatus } == [403, 403])
         #expect(result.sources.map { $0.error?.providerReason } == ["insufficientPermissions", "ErrorAccessDenied"])
         #expect(await ada.status.kind == .connected)
+    }
+}
+
+extension CalendarHarness {
+    /// Syncs `source` in full (its primary calendar must come back `full`), then adds an event "Added later" for
+    /// `user` on the provider, `days` after the calendar epoch, in `zone`.
+    func syncAndAdd(
+        _ source: any CalendarSource,
+        user: String,
+        days: Double,
+        zone: String
+    ) async throws -> (
+        first: CalendarSyncOutcome, primary: CalendarSyncState.Calendar, added: DevProvider.CalendarEvent
+    ) {
+        let first = try await source.sync(window: await window())
+        let primary = try #require(first.state.calendars.values.first { $0.info.isPrimary })
+        #expect(first.modes[primary.info.id] == .full)
+        let start = await admin.calendarEpoch().addingTimeInterval(days * 86_400)
+        let added = try await admin.addCalendarEvent(
+            DevProvider.CalendarEvent(
+                summary: "Added later",
+                start: .dateTime(start, timeZone: zone),
+                end: .dateTime(start.addingTimeInterval(3_600), timeZone: zone)
+            ),
+            user: user
+        )
+        return (first, primary, added)
+    }
+
+    /// Syncs `source` again from `first`'s cursor: the primary calendar comes back `incremental`, with `added`.
+    func syncAgain(
+        _ source: any CalendarSource,
+        from first: CalendarSyncOutcome,
+        primaryID: String,
+        added: DevProvider.CalendarEvent
+    ) async throws -> CalendarSyncOutcome {
+        let second = try await source.sync(from: first.state, window: await window(), calendars: nil)
+        #expect(second.modes[primaryID] == .incremental)
+        #expect(CalendarEndToEndTests.primaryEvents(second).contains { $0.id == added.id && $0.title == "Added later" })
+        return second
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import ProviderTestSupport
 import Tether
 import TetherCalendar
 import TetherDevProvider
@@ -11,12 +12,7 @@ import TetherURLSession
 /// The development provider on 127.0.0.1 with its calendar APIs, an OAuth client for it, a vault and a manual
 /// clock that drives the sessions, the backoff and the provider's idea of time.
 struct CalendarHarness: Sendable {
-    let running: RunningDevProvider
-    let clock: ManualClock
-    let transport: any HTTPTransport
-    let client: OAuthClient
-    let directory: URL
-    let key: VaultKey
+    let provider: ProviderHarness
 
     static let googleScope = "https://www.googleapis.com/auth/calendar.readonly"
     static let graphScope = "Calendars.Read"
@@ -24,47 +20,27 @@ struct CalendarHarness: Sendable {
     static func start(
         _ configure: @Sendable (inout DevProvider.Configuration) -> Void = { _ in }
     ) async throws -> CalendarHarness {
-        let clock = ManualClock(startDate: Date())
-        var configuration = DevProvider.Configuration(now: { clock.date })
-        configure(&configuration)
-        let running = try await DevProvider(configuration).start()
         // Pages of a few hundred events are larger than the default 1 MiB response limit allows for.
         let transport = URLSessionTransport(configuration: HTTPTransportConfiguration(maximumResponseSize: 8 << 20))
-        let discovered = try await ProviderConfiguration.discover(
-            issuer: running.issuer.absoluteString,
-            clientID: "tether-dev-client",
-            redirectURI: URL(string: "http://127.0.0.1/callback"),
-            providerID: "dev",
-            transport: transport
-        )
-        let client = try OAuthClient(
-            configuration: discovered,
-            transport: transport,
-            clock: clock,
-            dateSource: clock.dateSource,
-            logger: silent
-        )
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("tether-calendar-e2e-\(UUID().uuidString)", isDirectory: true)
         return CalendarHarness(
-            running: running,
-            clock: clock,
-            transport: transport,
-            client: client,
-            directory: directory,
-            key: .generate()
+            provider: try await ProviderHarness.start(
+                configure,
+                transport: transport,
+                folderPrefix: "tether-calendar-e2e"
+            )
         )
     }
 
+    var running: RunningDevProvider { provider.running }
+    var clock: ManualClock { provider.clock }
+    var transport: any HTTPTransport { provider.transport }
+    var client: OAuthClient { provider.client }
+    var directory: URL { provider.directory }
     var admin: DevProvider.Admin { running.admin }
     var googleBase: URL { running.issuer.appendingPathComponent("calendar/v3") }
     var graphBase: URL { running.issuer.appendingPathComponent("v1.0") }
 
-    func vault() throws -> VaultStore {
-        try VaultStore(directory: directory, key: key, environment: [:], logger: silent)
-    }
-
-    func cache() throws -> CalendarCache { try CalendarCache(vault: try vault()) }
+    func cache() throws -> CalendarCache { try CalendarCache(vault: try provider.vault()) }
 
     /// Signs `username` in through the provider's sign-in page and keeps the connection in the vault.
     func signIn(_ username: String, password: String, scopes: [String], id: ConnectionID) async throws -> Session {
@@ -81,18 +57,19 @@ struct CalendarHarness: Sendable {
         return session
     }
 
+    /// Signs ada in to her Google calendar, as connection `ada-google`.
+    func signInAda() async throws -> Session {
+        try await signIn("ada", password: "lovelace", scopes: [Self.googleScope], id: "ada-google")
+    }
+
+    /// Signs grace in to her Outlook calendar, as connection `grace-outlook`.
+    func signInGrace() async throws -> Session {
+        try await signIn("grace", password: "hopper", scopes: [Self.graphScope], id: "grace-outlook")
+    }
+
     /// A session on the vault, as a new launch of the app would create it.
     func session(_ id: ConnectionID) -> Session {
-        Session(
-            id: id,
-            store: (try? vault()) ?? MemoryStore(clock: clock),
-            refresher: client,
-            revoker: client,
-            configuration: Session.Configuration(retry: Session.RetryPolicy(jitter: 0)),
-            clock: clock,
-            dateSource: clock.dateSource,
-            logger: silent
-        )
+        provider.session((try? provider.vault()) ?? MemoryStore(clock: clock), id: id)
     }
 
     func google(_ session: Session, pageSize: Int = 250, transport: (any HTTPTransport)? = nil) -> GoogleCalendarClient
@@ -116,15 +93,23 @@ struct CalendarHarness: Sendable {
         )
     }
 
+    /// Connections over `sources`, cached in the vault, in UTC, on the harness's clock.
+    func connections(_ sources: any CalendarSource...) throws -> CalendarConnections {
+        CalendarConnections(
+            sources: sources,
+            cache: try cache(),
+            timeZone: utc,
+            dateSource: clock.dateSource,
+            logger: silent
+        )
+    }
+
     /// The seeded week and the next: the provider's calendar epoch onwards.
     func window(days: Int = 14) async -> DateInterval {
         DateInterval(start: await admin.calendarEpoch(), duration: Double(days) * 86_400)
     }
 
-    func stop() async {
-        await running.stop()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    func stop() async { await provider.stop() }
 }
 
 struct MissingValue: Error {}

@@ -34,18 +34,7 @@ func decodeGraph(
     return GraphEventMapping.map(page, source: "outlook", calendar: calendar)
 }
 
-extension GoogleEventMapping.Item {
-    var event: CalendarEvent? {
-        if case .event(let event) = self { return event }
-        return nil
-    }
-    var removedID: String? {
-        if case .removed(let id) = self { return id }
-        return nil
-    }
-}
-
-extension GraphEventMapping.Item {
+extension CalendarPageItem {
     var event: CalendarEvent? {
         if case .event(let event) = self { return event }
         return nil

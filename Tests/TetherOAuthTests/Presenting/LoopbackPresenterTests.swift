@@ -90,34 +90,23 @@ extension Presenting {
         }
 
         @Test func otherPathsGet404AndTheListenerKeepsWaiting() async throws {
-            let harness = Harness()
-            let presentation = try await harness.presenter.begin(redirectURI: nil)
-            let port = try #require(presentation.redirectURI.port).asPort
-            async let callback = presentation.present(Self.authorizationURL)
-            _ = await harness.nextOpened()
+            let (port, callback) = try await Harness().presenting(Self.authorizationURL)
 
             let favicon = try await RawHTTP.get("/favicon.ico", port: port)
             let root = try await RawHTTP.get("/?code=not-here", port: port)
             let bare = try await RawHTTP.get("/callback", port: port)
             let response = try await RawHTTP.get("/callback?code=abc&state=s1", port: port)
 
-            #expect(favicon.status == 404)
-            #expect(root.status == 404)
-            #expect(bare.status == 400)
-            #expect(response.status == 200)
-            #expect(try await callback.query == "code=abc&state=s1")
+            #expect([favicon, root, bare, response].map(\.status) == [404, 404, 400, 200])
+            #expect(try await callback.value.query == "code=abc&state=s1")
         }
 
         @Test func errorCallbackIsReturnedAsIsWithTheErrorPage() async throws {
-            let harness = Harness()
-            let presentation = try await harness.presenter.begin(redirectURI: nil)
-            let port = try #require(presentation.redirectURI.port).asPort
-            async let callback = presentation.present(Self.authorizationURL)
-            _ = await harness.nextOpened()
+            let (port, callback) = try await Harness().presenting(Self.authorizationURL)
 
             let response = try await RawHTTP.get("/callback?error=access_denied&state=s1", port: port)
 
-            #expect(try await callback.query == "error=access_denied&state=s1")
+            #expect(try await callback.value.query == "error=access_denied&state=s1")
             #expect(response.status == 200)
             #expect(response.head.contains("Cache-Control: no-store"))
             #expect(response.body.contains("did not complete"))
@@ -163,11 +152,7 @@ extension Presenting {
         }
 
         @Test func malformedAndOversizedRequestsGet400AndTheListenerKeepsWaiting() async throws {
-            let harness = Harness()
-            let presentation = try await harness.presenter.begin(redirectURI: nil)
-            let port = try #require(presentation.redirectURI.port).asPort
-            async let callback = presentation.present(Self.authorizationURL)
-            _ = await harness.nextOpened()
+            let (port, callback) = try await Harness().presenting(Self.authorizationURL)
 
             // 17 KiB of headers without an end: over the 16 KiB limit.
             let oversized =
@@ -178,19 +163,12 @@ extension Presenting {
             let post = try await RawHTTP.request(Array("POST /callback?code=x HTTP/1.1\r\n\r\n".utf8), port: port)
             let response = try await RawHTTP.get("/callback?code=abc&state=s1", port: port)
 
-            #expect(tooLarge.status == 400)
-            #expect(malformed.status == 400)
-            #expect(post.status == 405)
-            #expect(response.status == 200)
-            #expect(try await callback.query == "code=abc&state=s1")
+            #expect([tooLarge, malformed, post, response].map(\.status) == [400, 400, 405, 200])
+            #expect(try await callback.value.query == "code=abc&state=s1")
         }
 
         @Test func idleConnectionsDoNotHoldUpTheRedirect() async throws {
-            let harness = Harness()
-            let presentation = try await harness.presenter.begin(redirectURI: nil)
-            let port = try #require(presentation.redirectURI.port).asPort
-            async let callback = presentation.present(Self.authorizationURL)
-            _ = await harness.nextOpened()
+            let (port, callback) = try await Harness().presenting(Self.authorizationURL)
 
             // Browsers open speculative connections that send nothing.
             let idle = try (0..<3).map { _ in try RawHTTP.openIdleConnection(port: port) }
@@ -198,7 +176,7 @@ extension Presenting {
             let response = try await RawHTTP.get("/callback?code=abc&state=s1", port: port)
 
             #expect(response.status == 200)
-            #expect(try await callback.query == "code=abc&state=s1")
+            #expect(try await callback.value.query == "code=abc&state=s1")
         }
 
         @Test func slowConnectionIsAnswered408OnTheInjectedClock() async throws {
@@ -243,11 +221,7 @@ extension Presenting {
         }
 
         @Test func taskCancellationEndsPromptlyAndFreesThePort() async throws {
-            let harness = Harness()
-            let presentation = try await harness.presenter.begin(redirectURI: nil)
-            let port = try #require(presentation.redirectURI.port).asPort
-            let call = Task { try await presentation.present(Self.authorizationURL) }
-            _ = await harness.nextOpened()
+            let (port, call) = try await Harness().presenting(Self.authorizationURL)
 
             call.cancel()
 
