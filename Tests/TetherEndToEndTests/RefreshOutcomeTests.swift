@@ -126,4 +126,24 @@ struct RefreshOutcomeTests {
         _ = try await call.value
         #expect(await signedIn.session.counters.unansweredRefreshes == 1)
     }
+
+    @Test func retriesAfterUnansweredAttemptsAreNotPushedBack() async throws {
+        let signedIn = try await SignedIn.make(gracePeriod: .zero)
+        defer { Task { await signedIn.harness.stop() } }
+        await signedIn.harness.running.admin.failNext(2, requestsTo: .token, status: 502)
+        signedIn.harness.clock.advance(by: .seconds(3600))
+        let call = Task { try await signedIn.session.validAccessToken() }
+        for _ in 0..<2 {
+            #expect(await signedIn.harness.clock.waitForSleepers(1))
+            guard case .offline(_, let next?, _) = await signedIn.session.status else {
+                Issue.record("expected offline with a next attempt")
+                return
+            }
+            // The retry policy's initial delay (0.5 s without jitter) each time, not 0.5 s then 1 s.
+            #expect(abs(next.timeIntervalSince(signedIn.harness.clock.date) - 0.5) < 0.01)
+            signedIn.harness.clock.advance(by: .seconds(1))
+        }
+        _ = try await call.value
+        #expect(await signedIn.session.counters.unansweredRefreshes == 2)
+    }
 }
