@@ -145,4 +145,90 @@ struct FaultTests {
         }
         #expect(await provider.admin.counters()[.droppedConnections] == 1)
     }
+
+    @Test func droppedAnswerRotatesTheRefreshTokenThenClosesTheConnection() async throws {
+        let (provider, _) = makeProvider()
+        let tokens = try await provider.admin.issueTokens(username: "ada")
+        let refreshToken = try #require(tokens.refreshToken)
+        await provider.admin.dropNextAnswers(1, from: .token)
+        try await provider.application().test(.live) { client in
+            let error = await #expect(throws: (any Error).self) { _ = try await client.refresh(refreshToken) }
+            #expect(error != nil)
+        }
+        var counters = await provider.admin.counters()
+        #expect(counters[.droppedAnswers] == 1)
+        #expect(counters[.rotations] == 1)
+        try await provider.application().test(.router) { client in
+            // The client never saw the new refresh token; the old one is spent, and reuse revokes the grant.
+            let retry = try await client.refresh(refreshToken)
+            #expect(retry.status == .badRequest)
+            #expect(try retry.json()["error"] as? String == "invalid_grant")
+        }
+        counters = await provider.admin.counters()
+        #expect(counters[.reuseDetections] == 1)
+    }
+
+    @Test func droppedAnswerWithinTheGracePeriodIsReplayed() async throws {
+        let (provider, _) = makeProvider { $0.reuseGracePeriod = .seconds(10) }
+        let tokens = try await provider.admin.issueTokens(username: "ada")
+        let refreshToken = try #require(tokens.refreshToken)
+        await provider.admin.dropNextAnswers(1, from: .token)
+        try await provider.application().test(.live) { client in
+            _ = try? await client.refresh(refreshToken)
+        }
+        try await provider.application().test(.router) { client in
+            let retry = try await client.refresh(refreshToken)
+            #expect(retry.status == .ok)
+            let rotated = try #require(try retry.json()["refresh_token"] as? String)
+            #expect(try await client.refresh(rotated).status == .ok)
+        }
+        let counters = await provider.admin.counters()
+        #expect(counters[.graceReplays] == 1)
+        #expect(counters[.reuseDetections] == 0)
+    }
+
+    /// The statuses of `count` token requests under random faults with `seed`.
+    func statuses(seed: UInt64, count: Int) async throws -> (statuses: [Int], counters: DevProvider.Counters) {
+        let random = DevProvider.RandomFaults(rate: 1, kinds: [.serverError, .rateLimit], seed: seed)
+        let (provider, _) = makeProvider { $0.faults.random = random }
+        let statuses = try await provider.application().test(.router) { client in
+            var statuses: [Int] = []
+            for _ in 0..<count {
+                let response = try await client.post("/token", form: [("client_id", Fixture.clientID)])
+                statuses.append(Int(response.status.code))
+            }
+            return statuses
+        }
+        return (statuses, await provider.admin.counters())
+    }
+
+    @Test func randomFaultsRepeatWithTheSeedAndAreCountedByKind() async throws {
+        let first = try await statuses(seed: 42, count: 40)
+        let again = try await statuses(seed: 42, count: 40)
+        let other = try await statuses(seed: 43, count: 40)
+        #expect(first.statuses == again.statuses)
+        #expect(first.statuses != other.statuses)
+        #expect(Set(first.statuses).isSubset(of: [429, 500, 502, 503, 504]))
+        #expect(first.statuses.contains(429) && first.statuses.contains { $0 >= 500 })
+        let counters = first.counters
+        #expect(counters[.injectedRateLimits] == first.statuses.count { $0 == 429 })
+        #expect(counters[.injectedServerErrors] == first.statuses.count { $0 >= 500 })
+    }
+
+    @Test func randomFaultsAreSetAndStoppedOverTheAdminAPI() async throws {
+        let (provider, _) = makeProvider()
+        let key = provider.configuration.adminKey
+        try await provider.application().test(.router) { client in
+            let on = #"{"endpoint":"token","random_percent":100,"random_kinds":["rate-limit"],"random_seed":7}"#
+            #expect(try await client.admin("/admin/faults", json: on, adminKey: key).status == .ok)
+            let random = try #require(await provider.admin.faults().random)
+            #expect(random.rate == 1 && random.seed == 7 && random.kinds == [.rateLimit])
+            #expect(try await client.post("/token", form: [("client_id", Fixture.clientID)]).status == .tooManyRequests)
+            let off = #"{"endpoint":"token","random_percent":0}"#
+            #expect(try await client.admin("/admin/faults", json: off, adminKey: key).status == .ok)
+            #expect(try await client.post("/token", form: [("client_id", Fixture.clientID)]).status == .badRequest)
+            let unknown = #"{"endpoint":"token","random_percent":10,"random_kinds":["meteor"]}"#
+            #expect(try await client.admin("/admin/faults", json: unknown, adminKey: key).status == .badRequest)
+        }
+    }
 }

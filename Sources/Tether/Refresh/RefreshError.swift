@@ -23,25 +23,40 @@ public struct RefreshError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     /// How long the provider asked to wait (`Retry-After`), if it did.
     public let retryAfter: Duration?
+    /// Whether the request may have reached the provider and been processed although no usable answer came back:
+    /// a timeout, a connection dropped after the request was sent, a 5xx. A refresh like that may have rotated the
+    /// refresh token, so a ``Session`` retries it promptly (within the provider's reuse grace period) and, when a
+    /// retry then hears `invalid_grant`, reports ``SignInReason/refreshAnswerLost`` instead of a plain revocation.
+    /// Always `false` for failures that are not transient.
+    public let isOutcomeUnknown: Bool
 
     /// Creates an error.
     /// - Parameters:
     ///   - kind: The class of failure.
     ///   - message: One sentence without secrets.
     ///   - retryAfter: How long the provider asked to wait.
-    public init(kind: Kind, message: String, retryAfter: Duration? = nil) {
+    ///   - isOutcomeUnknown: Whether the provider may have processed the request (transient failures only).
+    public init(kind: Kind, message: String, retryAfter: Duration? = nil, isOutcomeUnknown: Bool = false) {
         self.kind = kind
         self.message = message
         self.retryAfter = retryAfter
+        self.isOutcomeUnknown = kind == .transient && isOutcomeUnknown
     }
 
     /// A transient failure.
     /// - Parameters:
     ///   - message: One sentence without secrets.
     ///   - retryAfter: How long the provider asked to wait.
+    ///   - isOutcomeUnknown: Whether the provider may have processed the request although no usable answer came
+    ///     back (a timeout, a connection lost after sending, a 5xx); `false` when it certainly did not (the server
+    ///     could not be reached, or it refused with `429`).
     /// - Returns: The error.
-    public static func transient(_ message: String, retryAfter: Duration? = nil) -> RefreshError {
-        RefreshError(kind: .transient, message: message, retryAfter: retryAfter)
+    public static func transient(
+        _ message: String,
+        retryAfter: Duration? = nil,
+        isOutcomeUnknown: Bool = false
+    ) -> RefreshError {
+        RefreshError(kind: .transient, message: message, retryAfter: retryAfter, isOutcomeUnknown: isOutcomeUnknown)
     }
 
     /// A permanent failure: the user must sign in again.

@@ -228,16 +228,23 @@ extension Session {
                 let failure = Self.classify(error)
                 switch failure.kind {
                 case .transient:
+                    if failure.isOutcomeUnknown { noteUnanswered(refreshToken, attempt: attempt) }
                     try await handleTransient(failure, attempt: attempt)
                     continue
                 case .permanent(let reason):
-                    try await endGrant(current, reason: reason, failure: failure)
+                    try await endGrant(
+                        current,
+                        reason: reasonAfterLostAnswers(reason, for: refreshToken),
+                        failure: failure
+                    )
                 case .configuration:
                     lastFailure = .configuration(failure.message)
                     logger.debug("Refresh failed: configuration", metadata: ["oauth.error": "\(failure.message)"])
                     throw SessionError(.misconfigured, failure.message, cause: failure)
                 }
             }
+            counts.refreshes += 1
+            unansweredRefreshToken = nil
             let receivedAt = dateSource.now
             let updated = Connection(
                 id: current.id,
@@ -271,10 +278,37 @@ extension Session {
         }
     }
 
-    /// Records a transient failure and sleeps before the next attempt, or throws when attempts are used up.
+    /// Remembers a refresh that was sent but got no usable answer: the provider may have rotated `refreshToken`.
+    func noteUnanswered(_ refreshToken: RefreshToken, attempt: Int) {
+        unansweredRefreshToken = refreshToken
+        counts.unansweredRefreshes += 1
+        logger.debug(
+            "Refresh got no usable answer; the provider may have rotated the refresh token",
+            metadata: [
+                "session.attempt": "\(attempt)", "session.unanswered_refreshes": "\(counts.unansweredRefreshes)",
+            ]
+        )
+    }
+
+    /// The reason to end the grant with: an `invalid_grant` for a refresh token whose earlier refresh got no answer
+    /// most likely means the provider rotated it then and its answer was lost (RFC 9700 §4.14.2: a rotated refresh
+    /// token presented again is treated as reuse). Counted; ``endGrant(_:reason:failure:)`` logs it.
+    func reasonAfterLostAnswers(_ reason: SignInReason, for refreshToken: RefreshToken) -> SignInReason {
+        guard reason == .grantRevoked, unansweredRefreshToken == refreshToken else { return reason }
+        counts.lostRefreshAnswers += 1
+        return .refreshAnswerLost
+    }
+
+    /// Records a transient failure and sleeps before the next attempt, or throws when attempts are used up. After
+    /// an attempt whose outcome is unknown the wait does not grow: the retry must land within the provider's reuse
+    /// grace period, if it has one.
     func handleTransient(_ failure: RefreshError, attempt: Int) async throws {
         let retry = configuration.retry
-        let wait = retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter, using: &random)
+        let wait = retry.delay(
+            afterAttempt: failure.isOutcomeUnknown ? 1 : attempt,
+            retryAfter: failure.retryAfter,
+            using: &random
+        )
         let nextAttempt = (wait ?? failure.retryAfter).map { dateSource.now.addingTimeInterval($0.timeInterval) }
         lastFailure = .transient(failure, nextAttempt: nextAttempt)
         publishStatus()
@@ -290,7 +324,14 @@ extension Session {
 
     /// The provider said the grant is gone: remove the tokens, keep account and metadata as a hint.
     func endGrant(_ current: Connection, reason: SignInReason, failure: RefreshError) async throws -> Never {
-        logger.info("Refresh rejected; the user must sign in again", metadata: ["session.reason": "\(reason.code)"])
+        logger.info(
+            "Refresh rejected; the user must sign in again",
+            metadata: [
+                "session.reason": "\(reason.code)",
+                "session.unanswered_refreshes": "\(counts.unansweredRefreshes)",
+                "session.lost_refresh_answers": "\(counts.lostRefreshAnswers)",
+            ]
+        )
         var ended = current
         ended.tokens = TokenSet(
             accessToken: nil,
@@ -391,11 +432,13 @@ extension Session {
         return Self.sessionError(for: error)
     }
 
-    /// Turns whatever a refresher threw into a classified failure; unknown errors are transient.
+    /// Turns whatever a refresher threw into a classified failure; unknown errors are transient, with an unknown
+    /// outcome.
     static func classify(_ error: any Error) -> RefreshError {
         if let error = error as? RefreshError { return error }
         if let error = error as? any RefreshErrorConvertible { return error.refreshError }
         if error is CancellationError { return .transient("The refresh was cancelled") }
-        return .transient("The refresh failed: \(type(of: error))")
+        // Nothing says the request never reached the provider.
+        return .transient("The refresh failed: \(type(of: error))", isOutcomeUnknown: true)
     }
 }

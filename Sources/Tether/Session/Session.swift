@@ -31,6 +31,11 @@ public import Logging
 ///   While the current access token has not expired yet, it is still returned.
 /// - Permanent (`invalid_grant`, revoked, user disabled): the tokens are removed, the account and metadata kept
 ///   as a hint for signing in again; the status becomes ``ConnectionStatus/needsSignIn(reason:accountHint:)``.
+/// - Outcome unknown: a refresh that was sent but got no usable answer (a timeout, a connection dropped after the
+///   request was written, a 5xx; see ``RefreshError/isOutcomeUnknown``) may have rotated the refresh token at the
+///   provider. It is retried promptly, with the same refresh token, so that a provider's reuse grace period lets
+///   the retry succeed. When the retry is refused with `invalid_grant`, the reason is
+///   ``SignInReason/refreshAnswerLost`` rather than ``SignInReason/grantRevoked``; ``counters`` counts both.
 /// - Configuration: the status becomes ``ConnectionStatus/misconfigured(problem:)``.
 /// - A store that cannot be read yet gives ``ConnectionStatus/storageUnavailable(_:)`` — never "signed out".
 ///   Call ``restore()`` again when protected data becomes available.
@@ -80,6 +85,11 @@ public actor Session {
     var isSavingUnsaved = false
     /// Time since the last refresh ``forceRefresh(rejecting:)`` started, on the injected clock; `nil` before one.
     var sinceForcedRefresh: (@Sendable () -> Duration)?
+    /// The refresh token of the last refresh whose outcome is unknown (sent, but no usable answer came back), until
+    /// a refresh succeeds: an `invalid_grant` for this token then means the answer that rotated it was lost.
+    var unansweredRefreshToken: RefreshToken?
+    /// What the session counted since it was created (see ``counters``).
+    var counts = Counters()
 
     /// What the session is doing.
     enum Activity {

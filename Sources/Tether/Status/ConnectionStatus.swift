@@ -114,6 +114,14 @@ public struct SignInReason: Sendable, Hashable, CustomStringConvertible {
         code: "grant_revoked",
         message: "The provider no longer accepts this sign-in"
     )
+    /// A refresh got no usable answer (a timeout, a connection dropped after the request was sent, a 5xx), and the
+    /// retry with the same refresh token was refused with `invalid_grant`: the provider most likely rotated the
+    /// refresh token on the first request and, with reuse detection, revoked the grant when the old one came back.
+    /// A provider's reuse grace period (Okta, Auth0) lets such a retry succeed instead.
+    public static let refreshAnswerLost = SignInReason(
+        code: "refresh_answer_lost",
+        message: "The provider may have rotated the refresh token but its answer was lost"
+    )
     /// The access token expired and there is no refresh token to renew it.
     public static let sessionExpired = SignInReason(
         code: "session_expired",

@@ -25,6 +25,11 @@ struct DevProviderCommand: AsyncParsableCommand {
               error:ENDPOINT=N         the next N requests answer 503
               rate-limit:ENDPOINT=N    the next N answer 429, Retry-After: 1
               drop:ENDPOINT=N          the next N connections close unanswered
+              drop-answer:ENDPOINT=N   the next N requests take effect (a refresh rotates its token), then
+                                       their connections close unanswered
+              random:ENDPOINT=PERCENT  PERCENT of the requests get a fault drawn at random: a 5xx, a 429, a
+                                       dropped connection, a dropped answer or up to 1.5 s of latency
+                                       (seeded by --fault-seed, so a run can be repeated)
               skew=SECONDS             issued JWTs carry times off by SECONDS
               interaction-required=N   the next N refreshes need interaction
             ENDPOINT is one of discovery, jwks, authorize, token, revoke, device_authorization, device, userinfo, \
@@ -39,6 +44,7 @@ struct DevProviderCommand: AsyncParsableCommand {
               tether dev-provider
               tether dev-provider --port 0 --access-token-lifetime 30 --jwt-access-tokens
               tether dev-provider --fault error:token=3 --fault latency:token=800
+              tether dev-provider --access-token-lifetime 2 --reuse-grace-period 60 --fault random:token=30
             """
     )
 
@@ -54,6 +60,9 @@ struct DevProviderCommand: AsyncParsableCommand {
     )
     var rotateRefreshTokens = true
 
+    @Option(help: "Seconds after a rotation during which the old refresh token still gets the same answer.")
+    var reuseGracePeriod: Int = 0
+
     @Option(help: "Response shapes of standard, google, microsoft, firebase or apple.")
     var dialect: String = "standard"
 
@@ -62,6 +71,9 @@ struct DevProviderCommand: AsyncParsableCommand {
 
     @Option(help: "A fault to inject (see above); repeatable.")
     var fault: [String] = []
+
+    @Option(help: "The seed of the random faults.")
+    var faultSeed: UInt64 = 1
 
     @Option(
         help:
@@ -74,9 +86,10 @@ struct DevProviderCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard accessTokenLifetime > 0 else { throw ValidationError("--access-token-lifetime must be above 0") }
+        guard reuseGracePeriod >= 0 else { throw ValidationError("--reuse-grace-period must be 0 or more") }
         if #available(macOS 14, iOS 17, tvOS 17, visionOS 1, *) {
             _ = try Self.dialect(dialect)
-            _ = try Self.faults(fault)
+            _ = try Self.faults(fault, seed: faultSeed)
         }
     }
 
@@ -87,9 +100,10 @@ struct DevProviderCommand: AsyncParsableCommand {
         var configuration = DevProvider.Configuration(port: port)
         configuration.accessTokenLifetime = .seconds(accessTokenLifetime)
         configuration.refreshTokenRotation = rotateRefreshTokens
+        configuration.reuseGracePeriod = .seconds(reuseGracePeriod)
         configuration.dialect = try Self.dialect(dialect)
         configuration.accessTokenFormat = jwtAccessTokens ? .jwt : .opaque
-        configuration.faults = try Self.faults(fault)
+        configuration.faults = try Self.faults(fault, seed: faultSeed)
         let environmentKey = ProcessInfo.processInfo.environment["TETHER_DEV_ADMIN_KEY"].flatMap {
             $0.isEmpty ? nil : $0
         }
@@ -131,7 +145,7 @@ struct DevProviderCommand: AsyncParsableCommand {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
-    static func faults(_ specifications: [String]) throws -> DevProvider.Faults {
+    static func faults(_ specifications: [String], seed: UInt64 = 1) throws -> DevProvider.Faults {
         var faults = DevProvider.Faults()
         for specification in specifications {
             let parts = specification.split(separator: "=", maxSplits: 1).map(String.init)
@@ -153,11 +167,19 @@ struct DevProviderCommand: AsyncParsableCommand {
             case "error": faults.serverErrors[try endpoint()] = count
             case "rate-limit": faults.rateLimits[try endpoint()] = count
             case "drop": faults.droppedConnections[try endpoint()] = count
+            case "drop-answer": faults.droppedAnswers[try endpoint()] = count
+            case "random":
+                guard count <= 100 else { throw ValidationError("--fault '\(specification)': at most 100 percent") }
+                var random = faults.random ?? DevProvider.RandomFaults(rate: 0, endpoints: [], seed: seed)
+                random.rate = Double(count) / 100
+                random.endpoints.insert(try endpoint())
+                faults.random = random
             case "skew": faults.clockSkew = .seconds(count)
             case "interaction-required": faults.interactionRequiredRefreshes = count
             default:
                 throw ValidationError(
-                    "--fault kinds are latency, error, rate-limit, drop, skew, interaction-required; not '\(kind[0])'"
+                    "--fault kinds are latency, error, rate-limit, drop, drop-answer, random, skew, "
+                        + "interaction-required; not '\(kind[0])'"
                 )
             }
         }

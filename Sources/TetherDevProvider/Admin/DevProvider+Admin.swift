@@ -67,6 +67,18 @@ extension DevProvider {
             await self.state.updateFaults { $0.droppedConnections[endpoint] = count }
         }
 
+        /// Processes the next `count` requests to an endpoint — a refresh rotates its refresh token — and then
+        /// closes their connections without the answer.
+        public func dropNextAnswers(_ count: Int, from endpoint: Endpoint) async {
+            await self.state.updateFaults { $0.droppedAnswers[endpoint] = count }
+        }
+
+        /// Injects faults into a random share of the requests (`nil` stops them). The generator is seeded again
+        /// whenever the random faults change.
+        public func setRandomFaults(_ random: RandomFaults?) async {
+            await self.state.updateFaults { $0.random = random }
+        }
+
         /// Stamps issued JWTs (`iat`, `exp`, `auth_time`) with the current time plus `skew`.
         public func setClockSkew(_ skew: Duration) async {
             await self.state.updateFaults { $0.clockSkew = skew }

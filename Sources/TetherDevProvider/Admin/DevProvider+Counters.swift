@@ -79,6 +79,10 @@ extension DevProvider {
             public static let injectedRateLimits = Event("injected_rate_limits")
             /// A connection was dropped on purpose.
             public static let droppedConnections = Event("dropped_connections")
+            /// A request was processed and its connection then dropped without the answer.
+            public static let droppedAnswers = Event("dropped_answers")
+            /// A random delay was added to a request.
+            public static let injectedLatencies = Event("injected_latencies")
             /// The signing keys were rotated.
             public static let keyRotations = Event("key_rotations")
             /// A bearer token was refused by `/userinfo` or `/resource`.

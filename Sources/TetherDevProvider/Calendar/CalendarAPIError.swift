@@ -207,7 +207,7 @@ extension CalendarAPIError {
             return isGoogle
                 ? .googleBackendError(status: status)
                 : .graphThrottled(status: status, retryAfter: retryAfter, now: now)
-        case .proceed, .drop:
+        case .proceed, .drop, .dropAnswer, .delay:
             return .googleBackendError(status: 500)
         }
     }

@@ -14,6 +14,11 @@ extension Endpoints {
         let rateLimitStatus: Int?
         let rateLimitReason: String?
         let droppedConnections: Int?
+        let droppedAnswers: Int?
+        let randomPercent: Int?
+        let randomSeed: UInt64?
+        let randomKinds: [String]?
+        let randomMaximumLatencyMilliseconds: Int?
 
         enum CodingKeys: String, CodingKey {
             case endpoint
@@ -25,6 +30,36 @@ extension Endpoints {
             case rateLimitStatus = "rate_limit_status"
             case rateLimitReason = "rate_limit_reason"
             case droppedConnections = "dropped_connections"
+            case droppedAnswers = "dropped_answers"
+            case randomPercent = "random_percent"
+            case randomSeed = "random_seed"
+            case randomKinds = "random_kinds"
+            case randomMaximumLatencyMilliseconds = "random_max_latency_ms"
+        }
+
+        /// The random faults asked for: `nil` when the request does not mention them, `.some(nil)` to turn them off.
+        func random(for endpoint: DevProvider.Endpoint) throws -> DevProvider.RandomFaults?? {
+            guard let percent = self.randomPercent else { return nil }
+            guard percent > 0 else { return .some(nil) }
+            var kinds = DevProvider.RandomFaults.Kind.all
+            if let names = self.randomKinds {
+                kinds = try names.map { name in
+                    guard let kind = DevProvider.RandomFaults.Kind(named: name) else {
+                        throw OAuthErrorResponse(
+                            status: .badRequest,
+                            body: ["error": "invalid_request", "error_description": "Unknown random fault kind."]
+                        )
+                    }
+                    return kind
+                }
+            }
+            return DevProvider.RandomFaults(
+                rate: Double(min(percent, 100)) / 100,
+                endpoints: [endpoint],
+                kinds: kinds,
+                maximumLatency: .milliseconds(self.randomMaximumLatencyMilliseconds ?? 1500),
+                seed: self.randomSeed ?? 1
+            )
         }
     }
 
@@ -95,6 +130,12 @@ extension Endpoints {
             }
             if let count = body.droppedConnections {
                 await api.dropNext(count, connectionsTo: endpoint)
+            }
+            if let count = body.droppedAnswers {
+                await api.dropNextAnswers(count, from: endpoint)
+            }
+            if let random = try body.random(for: endpoint) {
+                await api.setRandomFaults(random)
             }
             return HTTPResponses.json(Self.json(await api.faults()))
         }
@@ -200,6 +241,16 @@ extension Endpoints {
             "rate_limit_status": .int(faults.rateLimitStatus),
             "rate_limit_reason": .string(faults.rateLimitReason),
             "dropped_connections": names(faults.droppedConnections) { .int($0) },
+            "dropped_answers": names(faults.droppedAnswers) { .int($0) },
+            "random": faults.random.map { random -> JSONOutput in
+                [
+                    "endpoints": .strings(random.endpoints.map(\.rawValue).sorted()),
+                    "percent": .int(Int((random.rate * 100).rounded())),
+                    "kinds": .strings(random.kinds.map(\.rawValue)),
+                    "max_latency_ms": .int(Int(random.maximumLatency.timeInterval * 1000)),
+                    "seed": .string(String(random.seed)),
+                ]
+            } ?? .null,
             "clock_skew": .int(faults.clockSkew.wholeSeconds),
             "interaction_required_refreshes": .int(faults.interactionRequiredRefreshes),
         ]

@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Applies injected faults (latency, 5xx, 429, dropped connections) and counts requests and
+/// Applies injected faults (latency, 5xx, 429, dropped connections, dropped answers) and counts requests and
 /// outcomes per endpoint. Admin routes pass through untouched.
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
 struct FaultMiddleware: RouterMiddleware {
@@ -50,11 +50,23 @@ struct FaultMiddleware: RouterMiddleware {
                 headers: headers,
                 noStore: true
             )
-        case .proceed:
+        case .proceed, .delay, .dropAnswer:
+            if case .delay(let delay) = decision {
+                try await Task.sleep(for: delay)
+            }
             do {
                 response = try await next(request, context)
             } catch let error as any HTTPResponseError {
                 response = try error.response(from: request, context: context)
+            }
+            if case .dropAnswer = decision {
+                // The request took effect (a refresh rotated its token); the client never hears of it.
+                context.logger.debug(
+                    "Dropping the answer (fault)",
+                    metadata: ["devprovider.endpoint": "\(endpoint)", "http.status": "\(response.status.code)"]
+                )
+                try? await context.channel.close()
+                throw ConnectionDropped()
             }
         }
         await self.state.recordOutcome(endpoint, status: response.status.code)

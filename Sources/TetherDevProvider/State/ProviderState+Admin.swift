@@ -6,6 +6,10 @@ enum FaultDecision: Sendable {
     case serverError(status: Int, retryAfterSeconds: Int)
     case rateLimit(retryAfterSeconds: Int, status: Int, reason: String)
     case drop
+    /// Process the request, then close the connection without the answer.
+    case dropAnswer
+    /// Process the request after an extra delay.
+    case delay(Duration)
 }
 
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
@@ -20,6 +24,11 @@ extension ProviderState {
             self.faults.droppedConnections[endpoint] = remaining - 1
             self.count(.droppedConnections)
             return (latency, .drop)
+        }
+        if let remaining = self.faults.droppedAnswers[endpoint], remaining > 0 {
+            self.faults.droppedAnswers[endpoint] = remaining - 1
+            self.count(.droppedAnswers)
+            return (latency, .dropAnswer)
         }
         if let remaining = self.faults.serverErrors[endpoint], remaining > 0 {
             self.faults.serverErrors[endpoint] = remaining - 1
@@ -41,15 +50,53 @@ extension ProviderState {
                 )
             )
         }
-        return (latency, .proceed)
+        return (latency, self.randomFault(for: endpoint))
+    }
+
+    /// Draws a random fault for a request, if ``DevProvider/Faults/random`` covers the endpoint.
+    private func randomFault(for endpoint: DevProvider.Endpoint) -> FaultDecision {
+        guard let random = self.faults.random, random.endpoints.contains(endpoint), !random.kinds.isEmpty,
+            Double.random(in: 0..<1, using: &self.faultRandom) < random.rate
+        else { return .proceed }
+        let kind = random.kinds[Int.random(in: 0..<random.kinds.count, using: &self.faultRandom)]
+        switch kind {
+        case .serverError:
+            self.count(.injectedServerErrors)
+            let status = [500, 502, 503, 504][Int.random(in: 0..<4, using: &self.faultRandom)]
+            return .serverError(status: status, retryAfterSeconds: self.faults.retryAfterSeconds)
+        case .rateLimit:
+            self.count(.injectedRateLimits)
+            return .rateLimit(
+                retryAfterSeconds: self.faults.retryAfterSeconds,
+                status: 429,
+                reason: "rateLimitExceeded"
+            )
+        case .droppedConnection:
+            self.count(.droppedConnections)
+            return .drop
+        case .droppedAnswer:
+            self.count(.droppedAnswers)
+            return .dropAnswer
+        default:
+            self.count(.injectedLatencies)
+            let nanoseconds =
+                random.maximumLatency.components.seconds * 1_000_000_000
+                + random.maximumLatency.components.attoseconds / 1_000_000_000
+            return .delay(.nanoseconds(Int64.random(in: 0...max(nanoseconds, 0), using: &self.faultRandom)))
+        }
     }
 
     func setFaults(_ faults: DevProvider.Faults) {
+        if faults.random != self.faults.random {
+            self.faultRandom = SeededRandom(seed: faults.random?.seed ?? 0)
+        }
         self.faults = faults
     }
 
     func updateFaults(_ body: @Sendable (inout DevProvider.Faults) -> Void) {
-        body(&self.faults)
+        var faults = self.faults
+        body(&faults)
+        self.setFaults(faults)
     }
 
     // MARK: Grants and users
@@ -91,7 +138,7 @@ extension ProviderState {
     // MARK: Reset and minting
 
     func reset() {
-        self.faults = DevProvider.Faults()
+        self.setFaults(DevProvider.Faults())
         self.counters = DevProvider.Counters()
         self.disabledUsers = []
         self.grants = [:]

@@ -10,6 +10,8 @@ actor ProviderState {
     private(set) var issuerURL: URL
     var keys: SigningKeySet
     var faults: DevProvider.Faults
+    /// Draws the random faults; seeded from ``DevProvider/Faults/random`` whenever that changes.
+    var faultRandom = SeededRandom(seed: 0)
     var counters = DevProvider.Counters()
     var disabledUsers: Set<String> = []
     var grants: [String: Grant] = [:]
@@ -26,6 +28,7 @@ actor ProviderState {
         self.issuerURL = configuration.issuer ?? Self.issuer(host: configuration.host, port: configuration.port)
         self.keys = SigningKeySet(current: .processWide)
         self.faults = configuration.faults
+        self.faultRandom = SeededRandom(seed: configuration.faults.random?.seed ?? 0)
         self.calendarStore = CalendarStore(users: configuration.users, now: configuration.now())
     }
 

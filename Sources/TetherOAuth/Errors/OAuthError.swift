@@ -220,10 +220,24 @@ public struct OAuthError: TetherError, RefreshErrorConvertible {
     /// The error as a ``Tether/RefreshError`` for a session.
     public var refreshError: RefreshError {
         switch classification {
-        case .transient: .transient(message, retryAfter: retryAfter)
+        case .transient: .transient(message, retryAfter: retryAfter, isOutcomeUnknown: isOutcomeUnknown)
         case .permanent(let reason): .permanent(reason, message)
         case .configuration: .configuration(message)
         }
+    }
+
+    /// Whether the provider may have processed the request although no usable answer came back: the connection was
+    /// lost or timed out after the request went out, the server failed (`5xx`), or a `2xx` answer could not be
+    /// used. Not when the server could not be reached, or refused the request unprocessed (`408`, `429`, or an OAuth
+    /// error such as `temporarily_unavailable` with a `4xx` status).
+    var isOutcomeUnknown: Bool {
+        guard classification == .transient else { return false }
+        if code == .transport {
+            guard let transport = cause as? TransportError else { return true }
+            return transport != .cannotConnect
+        }
+        guard let status = httpStatus else { return true }
+        return !(400..<500).contains(status)
     }
 
     /// Errors are equal when their codes are, whatever their messages and causes; two ``provider`` errors are also

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import TetherDevProvider
+
+/// What `tether token` and `tether status` say when the provider rotated the refresh token and its answer was lost.
+@Suite(.timeLimit(.minutes(2)))
+struct RefreshOutcomeCommandTests {
+    static let lostAnswer = "may have rotated the refresh token but its answer was lost"
+
+    @Test func aLostAnswerWithoutGraceIsNamedByTokenAndStatus() async throws {
+        let cli = try await CLI.start(DevProvider.Configuration(reuseDetection: true, reuseGracePeriod: .zero))
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        await cli.provider.admin.dropNextAnswers(1, from: .token)
+
+        let token = try await cli.run(["token", "--force-refresh"])
+        #expect(token.status == 3, "\(token.stderr)")
+        #expect(token.stdout.isEmpty)
+        #expect(token.stderr.contains(Self.lostAnswer), "\(token.stderr)")
+        #expect(await cli.provider.admin.counters()[.reuseDetections] == 1)
+
+        let row = try #require(try await cli.status().first)
+        #expect(row["state"] as? String == "needs-sign-in")
+        #expect((row["lastError"] as? String)?.contains(Self.lostAnswer) == true, "\(row)")
+    }
+
+    @Test func aLostAnswerWithinTheGracePeriodKeepsTheGrant() async throws {
+        let cli = try await CLI.start(DevProvider.Configuration(reuseDetection: true, reuseGracePeriod: .seconds(30)))
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        await cli.provider.admin.dropNextAnswers(1, from: .token)
+
+        let token = try await cli.run(["token", "--force-refresh"])
+        #expect(token.status == 0, "\(token.stderr)")
+        let counters = await cli.provider.admin.counters()
+        #expect(counters[.graceReplays] == 1)
+        #expect(counters[.reuseDetections] == 0)
+        // The grant survives: the next refresh uses the refresh token of the replayed answer.
+        #expect(try await cli.run(["token", "--force-refresh"]).status == 0)
+        #expect(await cli.provider.admin.counters()[.reuseDetections] == 0)
+        #expect(try await cli.status().first?["state"] as? String == "connected")
+    }
+}
