@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "TetherServer", targets: ["TetherServer"]),
         .library(name: "TetherHummingbird", targets: ["TetherHummingbird"]),
         .library(name: "TetherCalendar", targets: ["TetherCalendar"]),
+        .library(name: "TetherServiceLifecycle", targets: ["TetherServiceLifecycle"]),
         .executable(name: "tether", targets: ["TetherCLI"]),
     ],
     dependencies: [
@@ -38,6 +39,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Core
@@ -112,6 +114,15 @@ let package = Package(
                 .hummingbird,
                 .httpTypes,
                 .logging,
+            ]
+        ),
+
+        // MARK: Server side: graceful shutdown waits for refreshes in flight (the core does not depend on it)
+        .target(
+            name: "TetherServiceLifecycle",
+            dependencies: [
+                "Tether",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -375,6 +386,17 @@ let package = Package(
                 .hummingbirdTesting,
                 .httpTypes,
                 .jwtKit,
+                .logging,
+            ]
+        ),
+        .testTarget(
+            name: "TetherServiceLifecycleTests",
+            dependencies: [
+                "Tether",
+                "TetherServiceLifecycle",
+                "TetherTesting",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .logging,
             ]
         ),
