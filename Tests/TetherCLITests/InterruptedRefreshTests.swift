@@ -64,7 +64,47 @@ struct InterruptedRefreshTests {
         #expect(result.status == SIGTERM)
     }
 
+    @Test func theWorkerGetsTheVaultKeyThroughAPipeAndNoSecretInItsArgumentsOrEnvironment() async throws {
+        let key = VaultKey.generate().revealedBase64
+        let cli = try await CLI.start(DevProvider.Configuration(accessTokenLifetime: .seconds(4)))
+            .with(["TETHER_VAULT_KEY": key, "TETHER_CLIENT_SECRET": "not-for-the-worker"])
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        try await Task.sleep(for: .milliseconds(3500))
+        await cli.provider.admin.setLatency(.seconds(2), for: .token)
+        let requestsBefore = await cli.provider.admin.counters().requests(to: .token)
+        let running = try cli.launch(["token"])
+        try await Self.waitUntil { await cli.provider.admin.counters().requests(to: .token) > requestsBefore }
+        let worker = try #require(Self.workerProcess(home: cli.home), "no refresh worker is running")
+        #expect(!worker.arguments.contains(key))
+        #expect(worker.arguments.contains("refresh-worker"))
+        #expect(!worker.environment.contains { $0.hasPrefix("TETHER_") })
+        #expect(!worker.environment.contains { $0.contains(key) })
+        let result = try await running.finish(timeout: .seconds(30))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(await cli.provider.admin.counters()[.refreshes] == 1)
+        // The worker opened the vault with the key it was given: the record it wrote opens with that key.
+        let vault = try VaultStore(directory: cli.home, key: try VaultKey(base64: key), environment: [:])
+        #expect(try await vault.read("dev")?.tokens.accessToken?.revealedValue == result.trimmedOutput)
+    }
+
     // MARK: Helpers
+
+    /// The command line and environment of the refresh worker running for the vault at `home` (Linux `/proc`).
+    static func workerProcess(home: URL) -> (arguments: [String], environment: [String])? {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
+        for pid in pids {
+            func strings(_ file: String) -> [String] {
+                guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(file)") else { return [] }
+                return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            }
+            let arguments = strings("cmdline")
+            if arguments.contains("refresh-worker"), arguments.contains(home.path) {
+                return (arguments, strings("environ"))
+            }
+        }
+        return nil
+    }
 
     /// A provider with 4-second access tokens (stale after 3 s, with the session's leeway of a quarter of the lifetime; the
     /// refreshed one then stays fresh while the test checks it), rotation and reuse detection without grace; signed
