@@ -88,6 +88,27 @@ struct InterruptedRefreshTests {
         #expect(try await vault.read("dev")?.tokens.accessToken?.revealedValue == result.trimmedOutput)
     }
 
+    @Test func refreshFailuresInTheWorkerKeepTheirExitStatusesAndMessages() async throws {
+        let cli = try await CLI.start(DevProvider.Configuration(accessTokenLifetime: .seconds(4)))
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        try await Task.sleep(for: .milliseconds(3500))
+
+        await cli.provider.admin.failNext(20, requestsTo: .token)
+        let offline = try await cli.run(["token"])
+        #expect(offline.status == 4, "\(offline.stderr)")
+        #expect(offline.stderr.contains("try again when the provider can be reached"), "\(offline.stderr)")
+        #expect(await cli.provider.admin.counters().requests(to: .token) > 2, "the caller's retries stopped")
+
+        await cli.provider.admin.setFaults(DevProvider.Faults())
+        _ = await cli.provider.admin.revokeAllGrants()
+        let revoked = try await cli.run(["token"])
+        #expect(revoked.status == 3, "\(revoked.stderr)")
+        #expect(revoked.stderr.contains("needs sign-in again"), "\(revoked.stderr)")
+        let status = try await cli.status()
+        #expect(status.first?["state"] as? String == "needs-sign-in")
+    }
+
     // MARK: Helpers
 
     /// The command line and environment of the refresh worker running for the vault at `home` (Linux `/proc`).
