@@ -14,14 +14,22 @@ import Darwin
 /// Eight processes loop `tether token` against a provider with 2-second access tokens and rotation with reuse
 /// detection, while a killer sends `SIGKILL` or `SIGTERM` to a random one every 0.1–0.5 s. It stops by itself.
 ///
-/// Short by default (10 s, for CI). By hand, longer and with a grace period:
+/// It loads the machine (eight process loops), so it runs alone, after the suite (`.ci/run` runs it for 10 s):
 ///
-///     TETHER_KILL_RUN_SECONDS=60 TETHER_KILL_RUN_GRACE=0 swift test --skip-build --filter KillRunTests
+///     TETHER_KILL_RUN=1 swift test --skip-build --filter KillRunTests
+///     TETHER_KILL_RUN=1 TETHER_KILL_RUN_SECONDS=60 TETHER_KILL_RUN_GRACE=10 swift test --skip-build --filter KillRunTests
 ///
-/// The last line printed holds the counts.
+/// `TETHER_KILL_RUN_SECONDS` sets the duration (default 10), `TETHER_KILL_RUN_GRACE` the provider's reuse grace
+/// period in seconds (default 0). The last line printed holds the counts.
 @Suite(.timeLimit(.minutes(30)))
 struct KillRunTests {
-    @Test func killedTokenProcessesNeverLoseTheGrant() async throws {
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["TETHER_KILL_RUN"] == "1",
+            "Set TETHER_KILL_RUN=1; run it alone"
+        )
+    )
+    func killedTokenProcessesNeverLoseTheGrant() async throws {
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["TETHER_KILL_RUN_SECONDS"].flatMap(Int.init) ?? 10
         let grace = environment["TETHER_KILL_RUN_GRACE"].flatMap(Int.init) ?? 0
@@ -43,7 +51,7 @@ struct KillRunTests {
                 group.addTask {
                     while ContinuousClock.now < deadline {
                         let running = try cli.launch(["token"])
-                        tally.started(slot, running.process.processIdentifier)
+                        tally.started(slot, running.process)
                         let result = try await running.finish(timeout: .seconds(200))
                         tally.finished(slot, result, reason: running.process.terminationReason)
                     }
@@ -92,13 +100,13 @@ struct KillRunTests {
         }
 
         private let lock = NSLock()
-        private var running: [Int: pid_t] = [:]
+        private var running: [Int: Process] = [:]
         private var state = Counts()
 
         var counts: Counts { lock.withLock { state } }
 
-        func started(_ slot: Int, _ pid: pid_t) {
-            lock.withLock { running[slot] = pid }
+        func started(_ slot: Int, _ process: Process) {
+            lock.withLock { running[slot] = process }
         }
 
         func finished(_ slot: Int, _ result: CLI.Result, reason: Process.TerminationReason) {
@@ -118,11 +126,12 @@ struct KillRunTests {
             }
         }
 
-        /// Sends `SIGKILL` or `SIGTERM` to a random running process; the lock keeps the pid from being reaped
-        /// (and reused) meanwhile, since `finished` takes it before the slot starts another.
+        /// Sends `SIGKILL` or `SIGTERM` to a random process that has not been reaped yet (whose pid cannot have
+        /// been reused).
         func killOne() {
             lock.withLock {
-                guard let pid = running.values.randomElement() else { return }
+                guard let process = running.values.filter(\.isRunning).randomElement() else { return }
+                let pid = process.processIdentifier
                 let signo = Bool.random() ? SIGKILL : SIGTERM
                 if kill(pid, signo) == 0 {
                     state.kills += 1
