@@ -19,6 +19,7 @@ let package = Package(
     products: [
         "Tether", "TetherKeychain", "TetherTesting", "TetherURLSession", "TetherAsyncHTTPClient", "TetherOAuth",
         "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar",
+        "TetherServiceLifecycle",
     ].map { Product.library(name: $0, targets: [$0]) } + [
         .executable(name: "tether", targets: ["TetherCLI"])
     ],
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Core
@@ -105,6 +107,15 @@ let package = Package(
                 .hummingbird,
                 .httpTypes,
                 .logging,
+            ]
+        ),
+
+        // MARK: Server side: graceful shutdown waits for refreshes in flight (the core does not depend on it)
+        .target(
+            name: "TetherServiceLifecycle",
+            dependencies: [
+                "Tether",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -392,6 +403,17 @@ let package = Package(
                 .hummingbirdTesting,
                 .httpTypes,
                 .jwtKit,
+                .logging,
+            ]
+        ),
+        .testTarget(
+            name: "TetherServiceLifecycleTests",
+            dependencies: [
+                "Tether",
+                "TetherServiceLifecycle",
+                "TetherTesting",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                 .logging,
             ]
         ),

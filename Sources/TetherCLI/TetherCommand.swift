@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Tether
 
 #if canImport(Glibc)
 import Glibc
@@ -60,6 +61,7 @@ struct TetherCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
             ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
+            RefreshWorkerCommand.self,
         ]
     )
 
@@ -68,6 +70,7 @@ struct TetherCommand: AsyncParsableCommand {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let terminal = Terminal()
+        DetachedRefresher.executable.withLock { $0 = currentExecutable() }
         let command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -103,6 +106,14 @@ struct TetherCommand: AsyncParsableCommand {
             report(failure, terminal: terminal)
             terminate(failure.status.rawValue)
         }
+    }
+
+    /// The path of this executable, for starting refresh workers: `/proc/self/exe` where it exists, else the
+    /// command line's first word when it is an absolute path.
+    static func currentExecutable() -> String? {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        let first = CommandLine.arguments.first ?? ""
+        return first.hasPrefix("/") ? first : nil
     }
 
     /// Ends the process; `exit` alone would name `ParsableCommand.exit(withError:)` here.

@@ -259,7 +259,8 @@ struct CLITests {
     @Test func demoExitsZero() async throws {
         let cli = try await CLI.start()
         defer { Task { await cli.stop() } }
-        let demo = try await cli.run(["demo", "--lifetime", "6"], timeout: .seconds(120))
+        // 10-second tokens: the fresh-process step must find the token still fresh when other suites load the machine.
+        let demo = try await cli.run(["demo", "--lifetime", "10"], timeout: .seconds(150))
         #expect(demo.status == 0, "\(demo.stdout)\n\(demo.stderr)")
         #expect(demo.stdout.contains("Every step behaved as expected"))
         #expect(demo.stdout.contains("needs sign-in"))

@@ -89,6 +89,33 @@ extension Session {
         return token
     }
 
+    /// Waits until this session has no refresh in flight: the step of a graceful shutdown that keeps a rotated
+    /// refresh token from dying with the process.
+    ///
+    /// A refresh runs in a task of its own, which a cancelled caller does not stop; but a process that exits
+    /// while the provider's answer is on its way, or before it reached the store, loses the new refresh token,
+    /// and with rotation and reuse detection the grant with it. Call this after the server stopped taking new
+    /// work and before it exits (`TetherServiceLifecycle` does it for a `ServiceGroup`). It returns at once when
+    /// nothing is in flight, waits for a refresh started meanwhile as well, and reports no outcome: the callers of
+    /// ``validAccessToken(minimumLifetime:)`` get those. How long it can take is bounded by the transport's
+    /// timeout and ``Configuration/retry``.
+    /// - Throws: `CancellationError` when the waiting task is cancelled; the refresh itself goes on.
+    public func finishRefreshesInFlight() async throws {
+        while case .refreshing(let flight, _) = activity {
+            do {
+                _ = try await flight.value()
+            } catch {
+                try Task.checkCancellation()
+            }
+        }
+    }
+
+    /// Whether a refresh is in flight.
+    package var isRefreshing: Bool {
+        if case .refreshing = activity { return true }
+        return false
+    }
+
     /// The stored token, when a recent transient failure asked for a pause and the token has not expired.
     func usableDuringBackoff(_ record: Connection, now: Date) -> AccessToken? {
         guard case .transient(_, let nextAttempt?) = lastFailure, now < nextAttempt,
@@ -169,7 +196,7 @@ extension Session {
             throw storageFailure(error)
         }
         do {
-            let result = try await refreshUnderLease(rejecting: rejected)
+            let result = try await refreshUnderLease(rejecting: rejected, lease: lease)
             await lease.release()
             return result
         } catch {
@@ -178,7 +205,7 @@ extension Session {
         }
     }
 
-    func refreshUnderLease(rejecting rejected: AccessToken?) async throws -> Connection {
+    func refreshUnderLease(rejecting rejected: AccessToken?, lease: any RefreshLease) async throws -> Connection {
         await retryUnsavedWrite(holdingLease: true)
         // Another process (or session) may have refreshed while we waited for the lease: re-read.
         let stored: Connection?
@@ -221,9 +248,16 @@ extension Session {
                 "Refreshing access token",
                 metadata: ["oauth.grant_type": "refresh_token", "session.attempt": "\(attempt)"]
             )
-            let response: TokenResponse
+            // A refresher that can hand the refresh to a worker outliving this process gets it whole; tokens kept
+            // in memory after a failed write (not in the store the worker reads) are refreshed here.
+            let delegating = current.tokens == stored.tokens ? refresher as? any DelegatedRefresher : nil
+            let response: TokenResponse?
             do {
-                response = try await refresher.refresh(request)
+                if let delegating, try await delegating.refreshAndStore(request, holding: lease) {
+                    response = nil
+                } else {
+                    response = try await refresher.refresh(request)
+                }
             } catch {
                 let failure = Self.classify(error)
                 switch failure.kind {
@@ -245,6 +279,7 @@ extension Session {
             }
             counts.refreshes += 1
             unansweredRefreshToken = nil
+            guard let response else { return try await storedByWorker(replacing: stored) }
             let receivedAt = dateSource.now
             let updated = Connection(
                 id: current.id,
@@ -297,6 +332,28 @@ extension Session {
         guard reason == .grantRevoked, unansweredRefreshToken == refreshToken else { return reason }
         counts.lostRefreshAnswers += 1
         return .refreshAnswerLost
+    }
+
+    /// The record a ``DelegatedRefresher``'s worker stored; it must hold other tokens than `stored`.
+    func storedByWorker(replacing stored: Connection) async throws -> Connection {
+        let newer: Connection?
+        do {
+            newer = try await store.read(id)
+        } catch let error as CredentialStoreError {
+            throw storageFailure(error)
+        }
+        guard let newer else {
+            adopt(nil)
+            throw SessionError.notConnected
+        }
+        guard newer.tokens != stored.tokens else {
+            let failure = RefreshError.transient("The refresh finished without storing new tokens")
+            lastFailure = .transient(failure, nextAttempt: nil)
+            throw SessionError(.offline, failure.message, accountHint: newer.account, cause: failure)
+        }
+        unsavedRefresh = nil
+        logger.debug("Refreshed access token in a worker", metadata: ["store.version": "\(newer.version)"])
+        return newer
     }
 
     /// Records a transient failure and sleeps before the next attempt, or throws when attempts are used up. After

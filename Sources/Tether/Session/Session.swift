@@ -18,7 +18,9 @@ public import Logging
 /// ``Configuration``) and otherwise refreshes. Concurrent callers share one refresh; a caller that is cancelled
 /// stops waiting, but the refresh goes on, because with rotating refresh tokens an aborted refresh can spend the
 /// old token without storing the new one. Across processes sharing a store, a refresh holds the store's refresh
-/// lease; a process that waited re-reads the record and uses the token the other obtained.
+/// lease; a process that waited re-reads the record and uses the token the other obtained. Before the process
+/// exits, ``finishRefreshesInFlight()`` waits for a refresh in flight, so that the rotated refresh token reaches
+/// the store (a graceful shutdown; `TetherServiceLifecycle` offers it as a `Service`).
 ///
 /// A rotated refresh token is written to the store before the new access token is handed to anyone; a refresh
 /// response without a refresh token keeps the old one (RFC 6749 §6). When the store refuses the write, the new

@@ -137,8 +137,9 @@ struct Workspace: Sendable {
     }
 
     /// The session of a connection, with its client secret (if any) unsealed. A record that cannot be read stops
-    /// here with a clear error, and is left as it is.
-    func session(for profile: Profile) async throws -> Session {
+    /// here with a clear error, and is left as it is. `leaseHeldByParent` is for `tether refresh-worker`: the
+    /// session refreshes in this process, once, under the lease it inherited.
+    func session(for profile: Profile, leaseHeldByParent: Bool = false) async throws -> Session {
         var configuration = profile.provider
         do {
             _ = try await store.read(ConnectionID(profile.name))
@@ -148,12 +149,37 @@ struct Workspace: Sendable {
         if let sealed = profile.sealedClientSecret {
             configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
         }
-        return session(profile.name, client: try self.client(for: configuration))
+        let client = try self.client(for: configuration)
+        guard leaseHeldByParent else { return session(profile.name, client: client) }
+        return Session(
+            id: ConnectionID(profile.name),
+            store: InheritedLeaseStore(base: store),
+            refresher: client,
+            revoker: client,
+            configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1)),
+            logger: logger
+        )
     }
 
-    /// The session of the connection `name` in the vault, refreshed and revoked with `client`.
+    /// The session of the connection `name` in the vault, revoked with `client` and refreshed with it in a
+    /// detached worker process (see ``DetachedRefresher``). While it holds the refresh lease, `SIGINT` and
+    /// `SIGTERM` wait for the lease (see ``SignalDeferral``).
     func session(_ name: String, client: OAuthClient) -> Session {
-        Session(id: ConnectionID(name), store: store, refresher: client, revoker: client, logger: logger)
+        SignalDeferral.shared.install()
+        let refresher = DetachedRefresher(
+            client: client,
+            home: home,
+            environment: environment,
+            verbose: logger.logLevel <= .debug,
+            logger: logger
+        )
+        return Session(
+            id: ConnectionID(name),
+            store: SignalDeferringStore(base: store),
+            refresher: refresher,
+            revoker: client,
+            logger: logger
+        )
     }
 }
 

@@ -1,8 +1,17 @@
 import Logging
 
-/// A lease of ``FileLeases``: the in-process mutex plus an `flock` on the lease file.
-final class VaultLease: RefreshLease {
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A lease of ``FileLeases``: the in-process mutex plus an `flock` on the lease file, which a child process can
+/// inherit (``InheritableRefreshLease``).
+final class VaultLease: InheritableRefreshLease {
     private let fd: LockedState<Int32?>
+    /// Whether the descriptor was handed to a child, which must keep the lock after this process lets go.
+    private let shared = LockedState(false)
     private let mutex: AsyncKeyedMutex
     private let key: String
     private let logger: Logger
@@ -22,6 +31,14 @@ final class VaultLease: RefreshLease {
         releaseNow()
     }
 
+    func descriptorForChild() -> Int32? {
+        fd.withLock { fd in
+            guard let fd else { return nil }
+            shared.withLock { $0 = true }
+            return fd
+        }
+    }
+
     private func releaseNow() {
         guard
             let fd = fd.withLock({ fd in
@@ -29,7 +46,13 @@ final class VaultLease: RefreshLease {
                 return fd
             })
         else { return }
-        VaultFiles.unlockAndClose(fd)
+        if shared.withLock({ $0 }) {
+            // The lock belongs to the open file description, which a child may still hold: closing this
+            // descriptor leaves it locked until the child's copy closes too; unlocking would free it at once.
+            close(fd)
+        } else {
+            VaultFiles.unlockAndClose(fd)
+        }
         mutex.unlock(key)
         logger.debug("Released refresh lease", metadata: [metadataKey: "\(id)"])
     }

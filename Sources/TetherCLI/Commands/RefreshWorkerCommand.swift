@@ -1,0 +1,131 @@
+import ArgumentParser
+import CoreFoundation
+import Foundation
+import Tether
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `tether refresh-worker NAME --home PATH`: the detached process that ``DetachedRefresher`` starts. Not for
+/// people; hidden from the help.
+///
+/// It finds the connection's refresh lease on descriptor 3 (the caller's `flock`-ed open file description), the
+/// vault key on standard input with `--key-on-stdin`, refreshes once, stores the answer, prints one
+/// ``WorkerOutcome`` line and exits. `SIGINT` and `SIGTERM` wait until it is done; it ends after
+/// ``lifetime`` whatever happens.
+struct RefreshWorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh-worker",
+        abstract: "Refresh a connection for another tether process (internal).",
+        shouldDisplay: false
+    )
+
+    /// The longest a worker lives: one refresh request (the transport times out after 30 s) and a write.
+    static let lifetime: UInt32 = 120
+
+    /// The descriptor the lease arrives on.
+    static let leaseDescriptor: Int32 = 3
+
+    @Argument(help: "The connection.")
+    var connection: String
+
+    @Option(help: "The vault folder.")
+    var home: String
+
+    @Flag(help: "Read the vault key from standard input.")
+    var keyOnStdin = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        alarm(Self.lifetime)
+        signal(SIGPIPE, SIG_IGN)
+        // The whole run is one refresh: a signal waits for its end (the alarm still ends a hung worker).
+        SignalDeferral.shared.install(bound: .seconds(Int64(Self.lifetime)))
+        SignalDeferral.shared.enter()
+        let outcome = await refresh()
+        if let line = try? JSONEncoder().encode(outcome) {
+            FileHandle.standardOutput.write(line + Data("\n".utf8))
+        }
+        SignalDeferral.shared.leave()
+        if outcome.outcome != WorkerOutcome.stored.outcome { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+
+    private func refresh() async -> WorkerOutcome {
+        do {
+            var environment = ProcessInfo.processInfo.environment
+            environment["TETHER_HOME"] = home
+            if keyOnStdin, let key = readLine(strippingNewline: true), !key.isEmpty {
+                environment["TETHER_VAULT_KEY"] = key
+            }
+            let workspace = try Workspace(global, environment: environment)
+            let name = try Workspace.validatedName(connection)
+            guard Self.holdsLease(of: name, home: workspace.home) else {
+                return WorkerOutcome(outcome: "transient", message: "The refresh worker did not get the refresh lease")
+            }
+            let session = try await workspace.session(
+                for: try workspace.profile(named: name),
+                leaseHeldByParent: true
+            )
+            _ = try await session.forceRefresh()
+            // Tokens the store refused stay in memory; try the write again a few times before giving up.
+            for _ in 0..<3 {
+                guard case .storageUnavailable = await session.status else { break }
+                try await Task.sleep(for: .milliseconds(200))
+                _ = try? await session.validAccessToken()
+            }
+            if case .storageUnavailable(let problem) = await session.status {
+                return WorkerOutcome(
+                    outcome: "transient",
+                    message: "The refreshed tokens could not be stored: \(problem.message)"
+                )
+            }
+            return .stored
+        } catch let failure as CLIFailure {
+            return WorkerOutcome(
+                outcome: failure.status == .configuration ? "configuration" : "transient",
+                message: failure.message
+            )
+        } catch {
+            return WorkerOutcome.failure(error)
+        }
+    }
+
+    /// Whether descriptor 3 is the connection's lease file, locked by this open file description.
+    static func holdsLease(of name: String, home: URL) -> Bool {
+        let path = home.path + "/locks/" + VaultStore.fileStem(for: ConnectionID(name)) + ".lease"
+        var expected = stat()
+        var inherited = stat()
+        guard stat(path, &expected) == 0, fstat(leaseDescriptor, &inherited) == 0,
+            expected.st_dev == inherited.st_dev, expected.st_ino == inherited.st_ino
+        else { return false }
+        // Locking again through the same open file description succeeds; another holder would make it fail.
+        return flock(leaseDescriptor, LOCK_EX | LOCK_NB) == 0
+    }
+}
+
+/// The vault seen by a refresh worker: the lease is the one it inherited, already held, and released by its exit.
+struct InheritedLeaseStore: CredentialStore {
+    let base: any CredentialStore
+
+    func read(_ id: ConnectionID) async throws -> Connection? { try await base.read(id) }
+
+    func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
+        try await base.write(connection, expecting: precondition)
+    }
+
+    func delete(_ id: ConnectionID) async throws { try await base.delete(id) }
+
+    func list() async throws -> [ConnectionID] { try await base.list() }
+
+    func acquireRefreshLease(for id: ConnectionID, timeout: Duration) async throws -> any RefreshLease {
+        Held()
+    }
+
+    struct Held: RefreshLease {
+        func release() async {}
+    }
+}
