@@ -27,9 +27,12 @@ done
 [ ${#targets[@]} -gt 0 ] || targets=(callback token jws discovery vault www-authenticate calendar)
 
 scratch=.build-fuzz
-# `FUZZING` swaps the replay tool's `main` for libFuzzer's entry point (Fuzz/TetherFuzz/Entry.swift).
+# `FUZZING` swaps the replay tool's `main` for libFuzzer's entry point (Fuzz/TetherFuzz/Entry.swift). SwiftPM
+# passes `--sanitize=fuzzer --sanitize=address` to swiftc as two `-sanitize=` flags, of which swiftc keeps only the
+# last: the Swift code would get no coverage instrumentation. `-sanitize=fuzzer,address` in one flag gives it both.
 swift build --scratch-path "$scratch" --product TetherFuzz \
-    --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING 2>&1 | grep -v "unhandled\|CMakeLists.txt" || true
+    --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING 2>&1 |
+    grep -v "unhandled\|CMakeLists.txt\|Cannot export local symbol" || true
 binary="$scratch/debug/TetherFuzz"
 [ -x "$binary" ] || { echo "fuzz build failed"; exit 1; }
 
