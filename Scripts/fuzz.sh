@@ -32,7 +32,7 @@ scratch=.build-fuzz
 # last: the Swift code would get no coverage instrumentation. `-sanitize=fuzzer,address` in one flag gives it both.
 swift build --scratch-path "$scratch" --product TetherFuzz \
     --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING 2>&1 |
-    grep -v "unhandled\|CMakeLists.txt\|Cannot export local symbol" || true
+    { grep -v "unhandled\|CMakeLists.txt\|Cannot export local symbol" || true; }
 binary="$scratch/debug/TetherFuzz"
 [ -x "$binary" ] || { echo "fuzz build failed"; exit 1; }
 
@@ -45,7 +45,9 @@ for target in "${targets[@]}"; do
     echo "== $target"
     # Swift's runtime keeps its metadata caches until exit, which LeakSanitizer reports as leaks; leaks are not
     # what these targets look for, so leak detection is off.
-    if ! TETHER_FUZZ_TARGET="$target" "$binary" "$corpus" "Fuzz/Corpus/$target" \
+    # SWIFT_BACKTRACE: the runtime's crash backtracer reads other stacks, which AddressSanitizer reports as a second
+    # error after a trap; libFuzzer's own stack trace is the one to read.
+    if ! SWIFT_BACKTRACE=enable=no TETHER_FUZZ_TARGET="$target" "$binary" "$corpus" "Fuzz/Corpus/$target" \
         -runs="$runs" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
         -detect_leaks=0 -print_final_stats=1 -artifact_prefix="$scratch/artifacts/$target-" >"$log" 2>&1; then
         tail -n 40 "$log"

@@ -22,29 +22,48 @@ enum SecretCheck {
         }
     }
 
-    /// Whether the marker occurs in a JSON document outside the string values of `secretKeys`: in keys, in other
-    /// values (which the library may quote, sanitized, as provider text) or in text that is not JSON at all. Only
-    /// when it does not is the no-echo rule checked; otherwise the input itself put the marker in a quotable place.
+    /// Whether the marker occurs in a JSON document outside the string values of `secretKeys`: in keys or in other
+    /// values (which the library may quote, sanitized, as provider text). Only when it does not is the no-echo rule
+    /// checked; otherwise the input itself put the marker in a quotable place. The document is read with
+    /// `JSONDecoder`, as the library reads it (it accepts what `JSONSerialization` refuses, such as raw control
+    /// characters in strings); a body that is not JSON at all is never quoted, so the rule holds for it.
     static func markerOutsideSecrets(ofJSON data: Data, secretKeys: Set<String>) -> Bool {
         guard data.range(of: Data(marker.utf8)) != nil else { return false }
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            return false
+        guard let value = try? JSONDecoder().decode(AnyJSON.self, from: data) else { return false }
+        return value.containsMarker(outside: secretKeys)
+    }
+}
+
+/// Any JSON value, for ``SecretCheck/markerOutsideSecrets(ofJSON:secretKeys:)``.
+private enum AnyJSON: Decodable {
+    case text(String)
+    case array([AnyJSON])
+    case object([String: AnyJSON])
+    case other
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            self = .text(text)
+        } else if let array = try? container.decode([AnyJSON].self) {
+            self = .array(array)
+        } else if let object = try? container.decode([String: AnyJSON].self) {
+            self = .object(object)
+        } else {
+            self = .other
         }
-        return containsMarker(object, secretKeys: secretKeys)
     }
 
-    private static func containsMarker(_ value: Any, secretKeys: Set<String>) -> Bool {
-        switch value {
-        case let text as String:
-            return text.contains(marker)
-        case let array as [Any]:
-            return array.contains { containsMarker($0, secretKeys: secretKeys) }
-        case let object as [String: Any]:
-            return object.contains { key, value in
-                key.contains(marker) || (!secretKeys.contains(key) && containsMarker(value, secretKeys: secretKeys))
+    func containsMarker(outside secretKeys: Set<String>) -> Bool {
+        switch self {
+        case .text(let text): text.contains(SecretCheck.marker)
+        case .array(let array): array.contains { $0.containsMarker(outside: secretKeys) }
+        case .object(let object):
+            object.contains { key, value in
+                key.contains(SecretCheck.marker)
+                    || (!secretKeys.contains(key) && value.containsMarker(outside: secretKeys))
             }
-        default:
-            return false
+        case .other: false
         }
     }
 }
