@@ -205,6 +205,14 @@ let package = Package(
             path: "Benchmarks/TetherBenchmarks"
         ),
 
+        // The fuzz targets (Scripts/fuzz.sh, docs/reliability.md). The normal build makes a tool that replays
+        // corpus files through them; Scripts/fuzz.sh builds them with libFuzzer and the address sanitizer.
+        .executableTarget(
+            name: "TetherFuzz",
+            dependencies: ["Tether", "TetherOAuth", "TetherJWT", "TetherCalendar", .httpTypes],
+            path: "Fuzz/TetherFuzz"
+        ),
+
         // MARK: Examples (built by CI; see Examples/*/README.md)
         .executableTarget(
             name: "SignInAndCall",

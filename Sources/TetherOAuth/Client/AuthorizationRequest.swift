@@ -18,7 +18,9 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     let nonce: String?
     let codeVerifier: CodeVerifier
 
-    init(
+    /// Creates a request; ``OAuthClient`` makes them (random `state`, `nonce` and verifier), the fuzz targets make
+    /// one with a known `state`.
+    package init(
         url: URL,
         redirectURI: URL,
         issuer: String?,

@@ -1,5 +1,5 @@
-import Foundation
-import HTTPTypes
+package import Foundation
+package import HTTPTypes
 import Tether
 
 extension OAuthClient {
@@ -56,8 +56,8 @@ extension OAuthClient {
         return (response, data)
     }
 
-    /// Turns an error response into a classified ``OAuthError``.
-    func errorResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
+    /// Turns an error response into a classified ``OAuthError``; `package` for the fuzz targets (Fuzz/TetherFuzz).
+    package func errorResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
         let status = response.status.code
         let verdict = RetryPolicy.classify(response, body: body)
         let retryAfter = RetryPolicy.retryAfter(response.headerFields)

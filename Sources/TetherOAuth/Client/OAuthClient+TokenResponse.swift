@@ -1,7 +1,7 @@
-import Foundation
-import HTTPTypes
+package import Foundation
+package import HTTPTypes
 import Logging
-import Tether
+package import Tether
 
 extension OAuthClient {
     /// Posts a token request and parses the answer into a response anchored at its arrival.
@@ -23,8 +23,9 @@ extension OAuthClient {
         return (try parseTokenResponse(response, body, endpoint: endpoint), receivedAt)
     }
 
-    /// RFC 6749 §5.1, with the deviations real providers have (Firebase's string `expires_in`).
-    func parseTokenResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) throws -> TokenResponse {
+    /// RFC 6749 §5.1, with the deviations real providers have (Firebase's string `expires_in`). `package` for the
+    /// fuzz targets (Fuzz/TetherFuzz), which run this same code on hostile bodies.
+    package func parseTokenResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) throws -> TokenResponse {
         guard let object = JSONValue.object(from: body) else {
             throw Self.notJSON(response, body, endpoint: endpoint)
         }

@@ -45,9 +45,10 @@ extension ProviderConfiguration {
         var lastError: OAuthError?
         for case let url? in candidates {
             do {
-                guard let document = try await fetchMetadata(url, transport: transport) else { continue }
+                guard let body = try await fetchMetadata(url, transport: transport) else { continue }
                 return try configuration(
-                    from: document,
+                    metadata: body,
+                    from: url,
                     issuer: issuer,
                     clientID: clientID,
                     clientSecret: clientSecret,
@@ -68,8 +69,8 @@ extension ProviderConfiguration {
             )
     }
 
-    /// Fetches a metadata document; `nil` on 404 (try the next location).
-    private static func fetchMetadata(_ url: URL, transport: any HTTPTransport) async throws -> [String: JSONValue]? {
+    /// Fetches a metadata document's bytes; `nil` on 404 (try the next location).
+    private static func fetchMetadata(_ url: URL, transport: any HTTPTransport) async throws -> Data? {
         var request = HTTPRequest(method: .get, url: url)
         request.headerFields[.accept] = "application/json"
         let response: HTTPResponse
@@ -92,10 +93,33 @@ extension ProviderConfiguration {
                 httpStatus: status
             )
         }
+        return body
+    }
+
+    /// Reads and checks a fetched metadata document for `discover`; `package` for the fuzz targets (Fuzz/TetherFuzz),
+    /// which run it on hostile documents.
+    package static func configuration(
+        metadata body: Data,
+        from url: URL,
+        issuer: String,
+        clientID: String,
+        clientSecret: ClientSecret?,
+        scopes: [String]?,
+        redirectURI: URL?,
+        providerID: String?
+    ) throws -> ProviderConfiguration {
         guard let document = JSONValue.object(from: body) else {
             throw OAuthError.discoveryFailed.with(message: "\(url.absoluteString) is not a JSON object")
         }
-        return document
+        return try configuration(
+            from: document,
+            issuer: issuer,
+            clientID: clientID,
+            clientSecret: clientSecret,
+            scopes: scopes,
+            redirectURI: redirectURI,
+            providerID: providerID
+        )
     }
 
     private static func configuration(

@@ -60,7 +60,7 @@ package enum VaultRecordFormat {
     ///
     /// - Throws: ``CredentialStoreError/corrupted`` (truncated, tampered, not a record, or another connection's
     ///   record), ``CredentialStoreError/wrongKey`` or ``CredentialStoreError/unsupportedFormat``.
-    static func open(_ file: Data, id: ConnectionID, key: VaultKey) throws -> Connection {
+    package static func open(_ file: Data, id: ConnectionID, key: VaultKey) throws -> Connection {
         let bytes = [UInt8](file)
         guard bytes.count >= magic.count, bytes.prefix(magic.count).elementsEqual(magic) else {
             throw CredentialStoreError.corrupted.with(
