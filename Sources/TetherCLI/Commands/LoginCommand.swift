@@ -216,8 +216,8 @@ struct LoginCommand: AsyncParsableCommand {
             workspace.statusFile.record(failure.message, for: name)
             throw failure
         }
-        let account =
-            result.account ?? Account(providerID: configuration.providerID, subject: name, displayIdentifier: nil)
+        // The provider did not say who signed in: the connection works all the same.
+        let account = result.account ?? .unknown(providerID: configuration.providerID)
         let sealedSecret = try configuration.clientSecret.map {
             try workspace.store.seal($0.revealedValue, context: Workspace.secretContext(name))
         }
@@ -245,7 +245,7 @@ struct LoginCommand: AsyncParsableCommand {
         workspace.statusFile.clear(name)
         CalendarSources.statusFile(home: workspace.home).remove(name)
 
-        let shown = account.maskedDisplayIdentifier ?? account.providerID
+        let shown = account.maskedDisplayIdentifier ?? (account.isUnknown ? "an unknown account" : account.providerID)
         if json {
             try StatusCommand.printJSON(
                 [

@@ -109,13 +109,11 @@ extension OAuthClient {
             do {
                 let (response, receivedAt) = try await tokenRequest(form, grantType: "device_code")
                 let tokens = TokenSet(response, receivedAt: receivedAt)
-                let claims = try await verifiedClaims(
-                    of: response.idToken,
-                    nonce: nil,
-                    required: authorization.scopes.contains("openid") && configuration.issuer != nil
-                )
+                // OpenID Connect defines no ID token for the device grant (RFC 8628 is OAuth 2.0 only): verify one
+                // when present, never require it.
+                let claims = try await verifiedClaims(of: response.idToken, nonce: nil, required: false)
                 return SignInResult(
-                    account: try await account(claims: claims, tokens: tokens),
+                    account: await account(claims: claims, tokens: tokens, requestedScopes: authorization.scopes),
                     tokens: tokens,
                     idTokenClaims: claims
                 )
