@@ -104,6 +104,14 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "How a confidential client authenticates: client_secret_basic or client_secret_post. Default: the first of them the server lists in token_endpoint_auth_methods_supported (client_secret_basic when it lists neither); kept with the connection.",
+            valueName: "method"
+        )
+    )
+    var clientAuthMethod: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Make the connection a calendar source read with this API: google or microsoft.",
             valueName: "api"
         )
@@ -153,6 +161,7 @@ struct LoginCommand: AsyncParsableCommand {
             tokenEndpoint: tokenEndpoint,
             revocationEndpoint: revocationEndpoint,
             deviceAuthorizationEndpoint: deviceAuthorizationEndpoint,
+            clientAuthMethod: clientAuthMethod,
             environment: environment
         )
     }

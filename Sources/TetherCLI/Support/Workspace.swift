@@ -138,7 +138,7 @@ struct Workspace: Sendable {
 
     /// The session of a connection, with its client secret (if any) unsealed. A record that cannot be read stops
     /// here with a clear error, and is left as it is.
-    func session(for profile: Profile) async throws -> Session {
+    func session(for profile: Profile, revocation: RevocationRecorder? = nil) async throws -> Session {
         var configuration = profile.provider
         do {
             _ = try await store.read(ConnectionID(profile.name))
@@ -148,12 +148,15 @@ struct Workspace: Sendable {
         if let sealed = profile.sealedClientSecret {
             configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
         }
-        return session(profile.name, client: try self.client(for: configuration))
+        return session(profile.name, client: try self.client(for: configuration), revocation: revocation)
     }
 
-    /// The session of the connection `name` in the vault, refreshed and revoked with `client`.
-    func session(_ name: String, client: OAuthClient) -> Session {
-        Session(id: ConnectionID(name), store: store, refresher: client, revoker: client, logger: logger)
+    /// The session of the connection `name` in the vault, refreshed and revoked with `client`; `revocation`
+    /// records what became of a sign-out's revocation.
+    func session(_ name: String, client: OAuthClient, revocation: RevocationRecorder? = nil) -> Session {
+        let revoker: any TokenRevoker =
+            revocation.map { RecordingRevoker(base: client, recorder: $0, connection: name) } ?? client
+        return Session(id: ConnectionID(name), store: store, refresher: client, revoker: revoker, logger: logger)
     }
 }
 
