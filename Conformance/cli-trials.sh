@@ -75,14 +75,18 @@ run "status" "connected, a***@example.com" -- "$T" status
 run "token" "exit 0, no server request" -- "$T" token dot
 run "request userinfo" "exit 0, the claims" -- "$T" request dot "$I/userinfo/"
 run "request a resource without the read scope" "exit 1, 403 (insufficient scope)" -- "$T" request dot "$B/api/resource/"
-run "logout (OpenID discovery has no revocation_endpoint)" "a revocation request, or a warning that none was made" -- \
+run "logout (OpenID discovery has no revocation_endpoint)" "revoke_token, from the RFC 8414 document's endpoint" -- \
     "$T" logout dot
 
 home confidential
-run "client_secret_basic" "exit 0, client_auth=basic" -- "$T" login --issuer "$I" --client-id tether-basic \
+run "client_secret_basic by default while the metadata lists post first" \
+    "exit 5, client_auth=post (the server's first method)" -- "$T" login --issuer "$I" --client-id tether-basic \
     --client-secret-file "$work/tether-basic.secret" --name basic --scope "openid email offline_access read"
+run "client_secret_basic chosen with --client-auth-method" "exit 0, client_auth=basic" -- \
+    "$T" login --issuer "$I" --client-id tether-basic --client-secret-file "$work/tether-basic.secret" --name basic \
+    --scope "openid email offline_access read" --client-auth-method client_secret_basic
 run "client_secret_post client while the metadata lists both methods" \
-    "a way to choose client_secret_post; today basic is sent and refused (exit 5)" -- \
+    "exit 0, client_auth=post (the server's first method)" -- \
     "$T" login --issuer "$I" --client-id tether-post --client-secret-file "$work/tether-post.secret" --name post \
     --scope "openid email offline_access read"
 setting '{"OIDC_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["client_secret_post"]}'
@@ -90,7 +94,7 @@ run "client_secret_post when it is the only method listed" "exit 0, client_auth=
     "$T" login --issuer "$I" --client-id tether-post --client-secret-file "$work/tether-post.secret" --name post \
     --scope "openid email offline_access read"
 setting '{"OIDC_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["client_secret_post", "client_secret_basic"]}'
-run "logout with --revocation-endpoint given at login" "exit 0, revoke_token with client_auth=basic" -- \
+run "logout after signing in again (method kept)" "exit 0, revoke_token with client_auth=basic" -- \
     sh -c "'$T' login basic --revocation-endpoint '$I/revoke_token/' >/dev/null 2>&1; '$T' logout basic"
 
 home device
@@ -98,8 +102,9 @@ run "device flow with openid" "exit 0, connection saved without an ID token (iss
     device dev1 tether-device "openid profile email offline_access read"
 run "device flow without openid" "exit 0, connection saved without userinfo (issue 18 §1)" -- \
     device dev2 tether-device "offline_access read"
-run "device flow, confidential client" "exit 0; today 400 (DOT wants client_id in the body beside Basic)" -- \
-    device dev3 tether-device-confidential "read" --client-secret-file "$work/tether-device-confidential.secret"
+run "device flow, confidential client" "exit 0, client_auth=basic with client_id in the body" -- \
+    device dev3 tether-device-confidential "read" --client-secret-file "$work/tether-device-confidential.secret" \
+    --client-auth-method client_secret_basic
 
 setting '{"DEVICE_CODE_EXPIRE_SECONDS": 6, "DEVICE_FLOW_INTERVAL": 2}'
 run "device code nobody approves (expires_in 6 s)" "exit 1 at the client's own deadline" -- \
@@ -147,7 +152,7 @@ run "grant revoked at the server, then a 401" "exit 3, needs sign-in" -- "$T" re
 home metadata
 setting '{"OIDC_ENABLED": false}'
 run "RFC 8414 metadata only (OIDC off), default scopes" \
-    "no openid by default without OpenID metadata; today exit 5 after the person signed in" -- \
+    "exit 0, no openid by default without OpenID metadata, unknown account" -- \
     "$T" login --issuer "$I" --client-id tether-public --name plain1
 run "RFC 8414 metadata only, no openid" "exit 0, unknown account" -- \
     "$T" login --issuer "$I" --client-id tether-public --name plain2 --scope "offline_access read"

@@ -23,14 +23,26 @@ public struct Account: Sendable, Hashable, Codable, CustomStringConvertible, Cus
         self.displayIdentifier = displayIdentifier
     }
 
+    /// An account the provider did not name: the sign-in gave neither an ID token nor usable userinfo. The
+    /// connection works all the same; ``isUnknown`` is `true` and ``description`` says "unknown account".
+    /// - Parameter providerID: The provider the tokens came from.
+    /// - Returns: An account with an empty subject and no display identifier.
+    public static func unknown(providerID: String) -> Account {
+        Account(providerID: providerID, subject: "")
+    }
+
+    /// Whether the provider did not say who signed in (see ``unknown(providerID:)``).
+    public var isUnknown: Bool { subject.isEmpty }
+
     /// The display identifier with most of it masked, such as `j***@example.com`.
     public var maskedDisplayIdentifier: String? {
         displayIdentifier.map(Self.mask)
     }
 
-    /// `Account(google, j***@example.com)`.
+    /// `Account(google, j***@example.com)`, or `Account(google, unknown account)`.
     public var description: String {
-        "Account(\(providerID), \(maskedDisplayIdentifier ?? "no display identifier"))"
+        let shown = maskedDisplayIdentifier ?? (isUnknown ? "unknown account" : "no display identifier")
+        return "Account(\(providerID), \(shown))"
     }
 
     /// Same as ``description``.

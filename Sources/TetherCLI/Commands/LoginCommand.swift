@@ -104,6 +104,14 @@ struct LoginCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "How a confidential client authenticates: client_secret_basic or client_secret_post. Default: the first of them the server lists in token_endpoint_auth_methods_supported (client_secret_basic when it lists neither); kept with the connection.",
+            valueName: "method"
+        )
+    )
+    var clientAuthMethod: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Make the connection a calendar source read with this API: google or microsoft.",
             valueName: "api"
         )
@@ -153,6 +161,7 @@ struct LoginCommand: AsyncParsableCommand {
             tokenEndpoint: tokenEndpoint,
             revocationEndpoint: revocationEndpoint,
             deviceAuthorizationEndpoint: deviceAuthorizationEndpoint,
+            clientAuthMethod: clientAuthMethod,
             environment: environment
         )
     }
@@ -216,8 +225,8 @@ struct LoginCommand: AsyncParsableCommand {
             workspace.statusFile.record(failure.message, for: name)
             throw failure
         }
-        let account =
-            result.account ?? Account(providerID: configuration.providerID, subject: name, displayIdentifier: nil)
+        // The provider did not say who signed in: the connection works all the same.
+        let account = result.account ?? .unknown(providerID: configuration.providerID)
         let sealedSecret = try configuration.clientSecret.map {
             try workspace.store.seal($0.revealedValue, context: Workspace.secretContext(name))
         }
@@ -245,7 +254,7 @@ struct LoginCommand: AsyncParsableCommand {
         workspace.statusFile.clear(name)
         CalendarSources.statusFile(home: workspace.home).remove(name)
 
-        let shown = account.maskedDisplayIdentifier ?? account.providerID
+        let shown = account.maskedDisplayIdentifier ?? (account.isUnknown ? "an unknown account" : account.providerID)
         if json {
             try StatusCommand.printJSON(
                 [

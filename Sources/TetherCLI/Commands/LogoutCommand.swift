@@ -9,7 +9,8 @@ struct LogoutCommand: AsyncParsableCommand {
         abstract: "Sign out: revoke the tokens (best-effort) and delete them.",
         discussion: """
             Revokes the refresh and access tokens at the provider when it has a revocation endpoint (a provider \
-            that cannot be reached does not stop the sign-out), then deletes the connection's record — tokens and \
+            that cannot be reached or has no revocation endpoint does not stop the sign-out: tether then says that \
+            the tokens were deleted here but not revoked, and why, and still exits 0), then deletes the connection's record — tokens and \
             account — from the vault. The connection's settings stay in connections.json, so \
             `tether login NAME` signs in again with them; --forget removes them too, with the connection's cached \
             calendar events. Running it twice is fine.
@@ -66,11 +67,12 @@ struct LogoutCommand: AsyncParsableCommand {
 
     func signOut(_ name: String, workspace: Workspace) async throws {
         let id = ConnectionID(name)
+        let revocation = RevocationRecorder()
         if let profile = try workspace.profiles.profile(named: name) {
             // A damaged record cannot be revoked, but it can be deleted: that is what logout is for.
             let session: Session
             do {
-                session = try await workspace.session(for: profile)
+                session = try await workspace.session(for: profile, revocation: revocation)
                 try await session.signOut()
             } catch let failure as CLIFailure where failure.status == .failure {
                 try await workspace.store.delete(id)
@@ -85,6 +87,6 @@ struct LogoutCommand: AsyncParsableCommand {
             try? CalendarCache(vault: workspace.store).remove(CalendarSourceID(name))
             CalendarSources.statusFile(home: workspace.home).remove(name)
         }
-        workspace.terminal.err("Signed out of '\(name)'\(forget ? " and forgot its settings" : "").")
+        workspace.terminal.err(await revocation.summary(for: name, forget: forget))
     }
 }

@@ -192,7 +192,7 @@ struct StatusRow: Encodable {
         return StatusRow(
             name: name,
             provider: provider,
-            account: account.map { $0.maskedDisplayIdentifier ?? $0.providerID },
+            account: account.map { $0.maskedDisplayIdentifier ?? ($0.isUnknown ? "unknown account" : $0.providerID) },
             state: state(status.kind),
             expiresAt: record?.tokens.accessToken == nil ? nil : record?.tokens.expiresAt,
             lastRefresh: record?.tokens.accessToken == nil ? nil : record?.tokens.receivedAt,

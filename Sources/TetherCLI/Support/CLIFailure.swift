@@ -128,6 +128,12 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
             default:
                 return CLIFailure(.failure, strip(error.message))
             }
+        case let error as AuthorizationPresentationError where error == .browserCommandFailed:
+            return CLIFailure(
+                .failure,
+                strip(error.message),
+                fix: "Fix BROWSER, unset it to have the URL printed (BROWSER= tether login …), or sign in with --device"
+            )
         case let error as AuthorizationPresentationError:
             return CLIFailure(.failure, strip(error.message))
         case let error as AuthorizedClientError:

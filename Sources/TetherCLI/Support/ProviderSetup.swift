@@ -27,6 +27,8 @@ struct ProviderSetup: Sendable {
     var revocationEndpoint: String?
     /// `--device-authorization-endpoint`.
     var deviceAuthorizationEndpoint: String?
+    /// `--client-auth-method`: `client_secret_basic` or `client_secret_post`.
+    var clientAuthMethod: String?
 
     /// The loopback redirect; the presenter replaces the port with the one it listens on.
     static let loopbackRedirect = URL(string: "http://127.0.0.1/callback")
@@ -47,6 +49,7 @@ struct ProviderSetup: Sendable {
         tokenEndpoint: String? = nil,
         revocationEndpoint: String? = nil,
         deviceAuthorizationEndpoint: String? = nil,
+        clientAuthMethod: String? = nil,
         environment: [String: String] = [:]
     ) {
         func variable(_ key: String) -> String? { environment[key].flatMap { $0.isEmpty ? nil : $0 } }
@@ -63,6 +66,7 @@ struct ProviderSetup: Sendable {
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.clientAuthMethod = clientAuthMethod
     }
 
     /// The largest client secret file read, in bytes.
@@ -166,6 +170,11 @@ struct ProviderSetup: Sendable {
                 configuration.revocationEndpoint ?? sameProvider.provider.revocationEndpoint
             configuration.deviceAuthorizationEndpoint =
                 configuration.deviceAuthorizationEndpoint ?? sameProvider.provider.deviceAuthorizationEndpoint
+            // A method chosen last time stays, as long as the client still has a secret.
+            let stored = sameProvider.provider.clientAuthentication
+            if configuration.clientSecret != nil, stored == .secretBasic || stored == .secretPost {
+                configuration.clientAuthentication = stored
+            }
         }
         try applyEndpointOverrides(&configuration)
         return configuration
@@ -324,6 +333,25 @@ struct ProviderSetup: Sendable {
         }
         if let endpoint = try url(deviceAuthorizationEndpoint, "--device-authorization-endpoint") {
             configuration.deviceAuthorizationEndpoint = endpoint
+        }
+        if let clientAuthMethod {
+            let methods: [String: ProviderConfiguration.ClientAuthentication] = [
+                "client_secret_basic": .secretBasic, "client_secret_post": .secretPost,
+            ]
+            guard let method = methods[clientAuthMethod] else {
+                throw CLIFailure(
+                    .usage,
+                    "--client-auth-method '\(clientAuthMethod)' is not client_secret_basic or client_secret_post"
+                )
+            }
+            guard configuration.clientSecret != nil else {
+                throw CLIFailure(
+                    .usage,
+                    "--client-auth-method needs a client secret",
+                    fix: "Give --client-secret-file (or TETHER_CLIENT_SECRET)"
+                )
+            }
+            configuration.clientAuthentication = method
         }
     }
 }

@@ -138,8 +138,13 @@ struct Workspace: Sendable {
 
     /// The session of a connection, with its client secret (if any) unsealed. A record that cannot be read stops
     /// here with a clear error, and is left as it is. `leaseHeldByParent` is for `tether refresh-worker`: the
-    /// session refreshes in this process, once, under the lease it inherited.
-    func session(for profile: Profile, leaseHeldByParent: Bool = false) async throws -> Session {
+    /// session refreshes in this process, once, under the lease it inherited. `revocation` records what became of a
+    /// sign-out's revocation.
+    func session(
+        for profile: Profile,
+        leaseHeldByParent: Bool = false,
+        revocation: RevocationRecorder? = nil
+    ) async throws -> Session {
         var configuration = profile.provider
         do {
             _ = try await store.read(ConnectionID(profile.name))
@@ -150,7 +155,7 @@ struct Workspace: Sendable {
             configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
         }
         let client = try self.client(for: configuration)
-        guard leaseHeldByParent else { return session(profile.name, client: client) }
+        guard leaseHeldByParent else { return session(profile.name, client: client, revocation: revocation) }
         return Session(
             id: ConnectionID(profile.name),
             store: InheritedLeaseStore(base: store),
@@ -163,8 +168,9 @@ struct Workspace: Sendable {
 
     /// The session of the connection `name` in the vault, revoked with `client` and refreshed with it in a
     /// detached worker process (see ``DetachedRefresher``). While it holds the refresh lease, `SIGINT` and
-    /// `SIGTERM` wait for the lease (see ``SignalDeferral``).
-    func session(_ name: String, client: OAuthClient) -> Session {
+    /// `SIGTERM` wait for the lease (see ``SignalDeferral``). `revocation` records what became of a sign-out's
+    /// revocation.
+    func session(_ name: String, client: OAuthClient, revocation: RevocationRecorder? = nil) -> Session {
         SignalDeferral.shared.install()
         let refresher = DetachedRefresher(
             client: client,
@@ -173,11 +179,13 @@ struct Workspace: Sendable {
             verbose: logger.logLevel <= .debug,
             logger: logger
         )
+        let revoker: any TokenRevoker =
+            revocation.map { RecordingRevoker(base: client, recorder: $0, connection: name) } ?? client
         return Session(
             id: ConnectionID(name),
             store: SignalDeferringStore(base: store),
             refresher: refresher,
-            revoker: client,
+            revoker: revoker,
             logger: logger
         )
     }

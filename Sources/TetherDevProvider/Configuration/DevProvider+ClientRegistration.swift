@@ -17,6 +17,10 @@ extension DevProvider {
         public var requiresPKCE: Bool
         /// For the Apple dialect: the key that verifies the client-secret JWT.
         public var appleSignInKey: AppleSignInKey?
+        /// The one way a confidential client may authenticate (`client_secret_basic` or `client_secret_post`), as
+        /// registered per client (OpenID Connect Dynamic Client Registration 1.0 §2,
+        /// `token_endpoint_auth_method`); `nil` (the default) accepts both.
+        public var tokenEndpointAuthMethod: String?
 
         /// Creates a client registration.
         public init(

@@ -48,6 +48,8 @@ extension DevProvider {
         public var dialect: Dialect
         /// Faults active from the start; change them later through ``DevProvider/Admin``.
         public var faults: Faults
+        /// Behaviours of other servers to imitate. Defaults to none.
+        public var interoperability = Interoperability()
         /// The value the `X-Tether-Admin` header must carry on `/admin/...` requests. A fresh random key for
         /// every configuration by default (see ``makeAdminKey()``); read it from ``DevProvider/configuration``
         /// or ``RunningDevProvider/adminKey``.

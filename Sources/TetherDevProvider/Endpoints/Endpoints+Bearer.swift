@@ -32,7 +32,16 @@ extension Endpoints {
 
     /// `GET /userinfo` (OIDC Core §5.3).
     func userinfo(_ request: Request) async throws -> Response {
-        let (user, username, _) = try await self.authenticatedUser(request)
+        guard self.configuration.interoperability.supportsOpenIDConnect else {
+            throw HTTPError(.notFound)
+        }
+        let (user, username, scopes) = try await self.authenticatedUser(request)
+        if self.configuration.interoperability.userinfoRequiresOpenIDScope, !scopes.contains("openid") {
+            throw OAuthErrorResponse.bearer(
+                error: "invalid_token",
+                description: "The access token provided is expired, revoked, malformed, or invalid for other reasons."
+            )
+        }
         guard let user else {
             return HTTPResponses.json(["sub": .string(username)])
         }

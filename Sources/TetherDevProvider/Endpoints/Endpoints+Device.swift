@@ -9,6 +9,9 @@ extension Endpoints {
         let form = try await self.form(request)
         do {
             let credentials = try ClientAuthenticator.credentials(request: request, form: form)
+            if self.configuration.interoperability.deviceAuthorizationRequiresClientIDInForm, form["client_id"] == nil {
+                throw OAuthProblem.invalidRequest("Missing client_id parameter.")
+            }
             let client = try await ClientAuthenticator(state: self.state).authenticate(credentials)
             guard client.grantTypes.contains(.deviceCode) else {
                 throw OAuthProblem.unauthorizedClient("The client may not use the device authorization grant.")

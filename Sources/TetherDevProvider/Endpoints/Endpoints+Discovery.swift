@@ -2,11 +2,14 @@ import Hummingbird
 
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
 extension Endpoints {
-    /// RFC 8414 / OIDC Discovery metadata.
-    func discovery() async -> Response {
+    /// RFC 8414 / OIDC Discovery metadata; `openID` tells which of the two documents is asked for, which matters
+    /// only with ``DevProvider/Interoperability`` options.
+    func discovery(openID: Bool) async throws -> Response {
+        let interoperability = self.configuration.interoperability
+        if openID, !interoperability.supportsOpenIDConnect { throw HTTPError(.notFound) }
         let issuer = await self.state.issuer
         let revocation = self.dialect == .apple ? "/auth/revoke" : "/revoke"
-        let document: JSONOutput = [
+        var document: [String: JSONOutput] = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string(issuer + "/authorize"),
             "token_endpoint": .string(issuer + "/token"),
@@ -24,7 +27,7 @@ extension Endpoints {
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256"],
             "scopes_supported": ["openid", "profile", "email", "offline_access", "admin"],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+            "token_endpoint_auth_methods_supported": .strings(interoperability.tokenEndpointAuthMethods),
             "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "code_challenge_methods_supported": ["S256"],
             "authorization_response_iss_parameter_supported": true,
@@ -32,7 +35,16 @@ extension Endpoints {
                 "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "azp", "email", "email_verified", "name",
             ]),
         ]
-        return HTTPResponses.json(document)
+        if openID, interoperability.openIDMetadataOmitsEndpoints {
+            document["revocation_endpoint"] = nil
+            document["device_authorization_endpoint"] = nil
+        }
+        if !interoperability.supportsOpenIDConnect {
+            for key in ["userinfo_endpoint", "jwks_uri", "id_token_signing_alg_values_supported", "claims_supported"] {
+                document[key] = nil
+            }
+        }
+        return HTTPResponses.json(.object(document))
     }
 
     /// The JSON Web Key Set with the current and previous signing keys.

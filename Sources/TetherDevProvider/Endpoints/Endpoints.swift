@@ -15,9 +15,8 @@ struct Endpoints: Sendable {
     var dialect: DevProvider.Dialect { self.configuration.dialect }
 
     func register(on router: Router<DevRequestContext>) {
-        for path in ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"] {
-            router.get(RouterPath(path)) { _, _ in await self.discovery() }
-        }
+        router.get("/.well-known/openid-configuration") { _, _ in try await self.discovery(openID: true) }
+        router.get("/.well-known/oauth-authorization-server") { _, _ in try await self.discovery(openID: false) }
         for path in ["/jwks", "/auth/keys"] {
             router.get(RouterPath(path)) { _, _ in await self.jwks() }
         }

@@ -72,6 +72,11 @@ struct ClientAuthenticator: Sendable {
             guard credentials.secret == expected else {
                 throw .invalidClient("Client authentication failed.", usedBasicAuthentication: basic)
             }
+            if let method = client.tokenEndpointAuthMethod,
+                method != (basic ? "client_secret_basic" : "client_secret_post")
+            {
+                throw .invalidClient("The client is registered for \(method).", usedBasicAuthentication: basic)
+            }
         }
         return client
     }

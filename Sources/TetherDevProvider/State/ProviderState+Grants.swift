@@ -87,12 +87,18 @@ extension ProviderState {
     /// `openid` was granted, and a refresh token when the client may have one.
     private func issueFirstTokens(
         grant: Grant,
-        client: DevProvider.ClientRegistration
+        client: DevProvider.ClientRegistration,
+        isDeviceGrant: Bool = false
     ) throws(OAuthProblem) -> TokenIssue {
         let refreshToken =
             self.issuesRefreshToken(for: grant.scopes, client: client) ? self.newRefreshToken(for: grant) : nil
         do {
-            return try self.issue(grant: grant, refreshToken: refreshToken, isRefresh: false)
+            return try self.issue(
+                grant: grant,
+                refreshToken: refreshToken,
+                isRefresh: false,
+                isDeviceGrant: isDeviceGrant
+            )
         } catch {
             throw .invalidRequest("Token signing failed.")
         }
@@ -263,7 +269,7 @@ extension ProviderState {
                 nonce: nil,
                 authTime: authTime
             )
-            return try self.issueFirstTokens(grant: grant, client: client)
+            return try self.issueFirstTokens(grant: grant, client: client, isDeviceGrant: true)
         case .pending:
             defer { self.deviceAuthorizations[deviceCode] = record }
             if let lastPoll = record.lastPoll, now.timeIntervalSince(lastPoll) < record.interval {

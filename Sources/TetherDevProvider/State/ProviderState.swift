@@ -127,7 +127,13 @@ actor ProviderState {
     }
 
     /// Issues an access token, optionally a refresh token, and an ID token when `openid` was granted.
-    func issue(grant: Grant, refreshToken: String?, isRefresh: Bool, scopes: [String]? = nil) throws -> TokenIssue {
+    func issue(
+        grant: Grant,
+        refreshToken: String?,
+        isRefresh: Bool,
+        scopes: [String]? = nil,
+        isDeviceGrant: Bool = false
+    ) throws -> TokenIssue {
         let scopes = scopes ?? grant.scopes
         let lifetime = self.configuration.accessTokenLifetime
         let accessToken = try self.makeAccessToken(grant: grant, scopes: scopes)
@@ -138,7 +144,11 @@ actor ProviderState {
             scopes: scopes,
             expiresAt: self.now.addingTimeInterval(lifetime.timeInterval)
         )
-        let wantsIDToken = grant.scopes.contains("openid") || self.dialect == .firebase
+        let interoperability = self.configuration.interoperability
+        let wantsIDToken =
+            (grant.scopes.contains("openid") || self.dialect == .firebase)
+            && interoperability.supportsOpenIDConnect
+            && !(isDeviceGrant && !interoperability.issuesIDTokenForDeviceGrant)
         let idToken = wantsIDToken ? try self.makeIDToken(grant: grant) : nil
         return TokenIssue(
             accessToken: accessToken,

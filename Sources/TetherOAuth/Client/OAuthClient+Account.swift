@@ -39,8 +39,10 @@ extension OAuthClient {
         }
     }
 
-    /// The account a sign-in is for: from the ID token, else from userinfo.
-    func account(claims: IDTokenClaims?, tokens: TokenSet) async throws -> Account? {
+    /// The account a sign-in is for: from the ID token, else from userinfo when the grant allows it (`openid`
+    /// granted: OpenID Connect Core 1.0 §5.3 serves userinfo to such tokens), else `nil`. A userinfo failure is
+    /// logged and yields `nil`: it never discards the tokens the person just granted.
+    func account(claims: IDTokenClaims?, tokens: TokenSet, requestedScopes: [String]) async -> Account? {
         if let claims {
             return Account(
                 providerID: configuration.providerID,
@@ -48,12 +50,23 @@ extension OAuthClient {
                 displayIdentifier: claims.email ?? claims.preferredUsername ?? claims.name
             )
         }
-        guard configuration.userinfoEndpoint != nil, let accessToken = tokens.accessToken else { return nil }
-        let info = try await userInfo(accessToken: accessToken)
-        return Account(
-            providerID: configuration.providerID,
-            subject: info.subject,
-            displayIdentifier: info.email ?? info.preferredUsername ?? info.name
-        )
+        // RFC 6749 §5.1: a response without `scope` granted what was asked.
+        let granted = tokens.scopes ?? requestedScopes
+        guard configuration.userinfoEndpoint != nil, granted.contains("openid"), let accessToken = tokens.accessToken
+        else { return nil }
+        do {
+            let info = try await userInfo(accessToken: accessToken)
+            return Account(
+                providerID: configuration.providerID,
+                subject: info.subject,
+                displayIdentifier: info.email ?? info.preferredUsername ?? info.name
+            )
+        } catch {
+            logger.info(
+                "Userinfo failed during sign-in; the connection is kept without an account",
+                metadata: ["oauth.error": "\((error as? any TetherError)?.message ?? "\(type(of: error))")"]
+            )
+            return nil
+        }
     }
 }

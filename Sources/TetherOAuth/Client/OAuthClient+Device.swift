@@ -46,7 +46,9 @@ extension OAuthClient {
         let scopes = scopes ?? configuration.scopes
         var form: [(String, String)] = []
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
-        let (response, body) = try await post(endpoint, form: form)
+        // RFC 8628 §3.1 requires `client_id` only from a client that does not authenticate, but oauthlib-based
+        // servers (django-oauth-toolkit) refuse the request without it even beside HTTP Basic.
+        let (response, body) = try await post(endpoint, form: form, clientIDInBody: true)
         let receivedAt = dateSource.now
         guard response.status.kind == .successful else { throw errorResponse(response, body, endpoint: endpoint) }
         guard let object = JSONValue.object(from: body) else { throw Self.notJSON(response, body, endpoint: endpoint) }
@@ -109,13 +111,11 @@ extension OAuthClient {
             do {
                 let (response, receivedAt) = try await tokenRequest(form, grantType: "device_code")
                 let tokens = TokenSet(response, receivedAt: receivedAt)
-                let claims = try await verifiedClaims(
-                    of: response.idToken,
-                    nonce: nil,
-                    required: authorization.scopes.contains("openid") && configuration.issuer != nil
-                )
+                // OpenID Connect defines no ID token for the device grant (RFC 8628 is OAuth 2.0 only): verify one
+                // when present, never require it.
+                let claims = try await verifiedClaims(of: response.idToken, nonce: nil, required: false)
                 return SignInResult(
-                    account: try await account(claims: claims, tokens: tokens),
+                    account: await account(claims: claims, tokens: tokens, requestedScopes: authorization.scopes),
                     tokens: tokens,
                     idTokenClaims: claims
                 )

@@ -4,7 +4,16 @@ import Tether
 
 extension OAuthClient {
     /// Posts a form with client authentication.
-    func post(_ endpoint: URL, form: [(String, String)]) async throws -> (HTTPResponse, Data) {
+    /// - Parameter clientIDInBody: Also name the client with `client_id` in the form when it authenticates with
+    ///   HTTP Basic: RFC 6749 §3.2.1 lets a client identify itself so, and some servers want it at the device
+    ///   authorization endpoint (RFC 8628 §3.1 requires it only from clients that do not authenticate).
+    func post(
+        _ endpoint: URL,
+        form: [(String, String)],
+        clientIDInBody: Bool = false
+    ) async throws -> (
+        HTTPResponse, Data
+    ) {
         var request = HTTPRequest(method: .post, url: endpoint)
         request.headerFields[.contentType] = "application/x-www-form-urlencoded"
         request.headerFields[.accept] = "application/json"
@@ -15,6 +24,7 @@ extension OAuthClient {
             let credentials =
                 "\(FormEncoding.encode(configuration.clientID)):\(FormEncoding.encode(secret?.revealedValue ?? ""))"
             request.headerFields[.authorization] = "Basic \(Data(credentials.utf8).base64EncodedString())"
+            if clientIDInBody { fields.append(("client_id", configuration.clientID)) }
         case .secretPost:
             fields.append(("client_id", configuration.clientID))
             if let secret { fields.append(("client_secret", secret.revealedValue)) }

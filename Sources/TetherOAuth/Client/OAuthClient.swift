@@ -175,7 +175,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
             nonce: request.nonce,
             required: request.scopes.contains("openid") && configuration.issuer != nil
         )
-        let account = try await account(claims: claims, tokens: tokens)
+        let account = await account(claims: claims, tokens: tokens, requestedScopes: request.scopes)
         logger.debug("Exchanged authorization code", metadata: ["oauth.grant_type": "authorization_code"])
         return SignInResult(account: account, tokens: tokens, idTokenClaims: claims)
     }
@@ -224,7 +224,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
         if let idToken = response.idToken, idTokenValidator != nil, configuration.issuer != nil {
             // OIDC Core §12.2: a refreshed ID token must name the same user; it carries no nonce.
             let claims = try await verifiedClaims(of: idToken, nonce: nil, required: false)
-            if let claims, claims.subject != request.account.subject {
+            if let claims, !request.account.isUnknown, claims.subject != request.account.subject {
                 throw OAuthError.idTokenRejected.with(message: "The refreshed ID token names another user")
             }
         }
@@ -300,8 +300,9 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
 
 /// What a sign-in produced.
 public struct SignInResult: Sendable {
-    /// Who signed in: from the verified ID token, else from userinfo; `nil` for plain OAuth 2.0 providers that
-    /// offer neither (the app then names the account).
+    /// Who signed in: from the verified ID token, else from userinfo when `openid` was granted; `nil` when neither
+    /// said (a plain OAuth 2.0 provider, a userinfo failure): store the connection with
+    /// ``Tether/Account/unknown(providerID:)`` then, or let the app name the account.
     public let account: Account?
     /// The tokens, with expiry anchored at the moment the response arrived.
     public let tokens: TokenSet

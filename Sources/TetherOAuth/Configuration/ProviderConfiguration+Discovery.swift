@@ -14,10 +14,14 @@ extension ProviderConfiguration {
     ///   - clientID: The client id.
     ///   - clientSecret: The client secret, for confidential clients.
     ///   - scopes: The scopes to request; by default `openid email profile` plus `offline_access` when the
-    ///     provider lists it.
+    ///     provider lists it — `openid` and its companions only from an OpenID Connect provider (its discovery
+    ///     document, or RFC 8414 metadata listing `openid` with a `userinfo_endpoint` or `jwks_uri`).
     ///   - redirectURI: The redirect URI.
     ///   - providerID: A short name; by default the issuer.
     ///   - transport: How the metadata is fetched.
+    ///   - clientAuthentication: How a confidential client authenticates; by default the first of
+    ///     `client_secret_basic` and `client_secret_post` in the provider's `token_endpoint_auth_methods_supported`
+    ///     (`client_secret_basic` when it lists neither, RFC 8414 §2).
     /// - Returns: The validated configuration.
     /// - Throws: ``OAuthError/discoveryFailed`` (unreachable, malformed, another issuer — classified transient
     ///   when the network failed; ``OAuthError/httpStatus`` 404 when no metadata is published at all), or a
@@ -29,7 +33,8 @@ extension ProviderConfiguration {
         scopes: [String]? = nil,
         redirectURI: URL? = nil,
         providerID: String? = nil,
-        transport: any HTTPTransport
+        transport: any HTTPTransport,
+        clientAuthentication: ClientAuthentication? = nil
     ) async throws -> ProviderConfiguration {
         guard let issuerURL = URL(string: issuer), issuerURL.host != nil else {
             throw ProviderConfigurationError.invalidEndpoint.with(message: "issuer '\(issuer)' is not a URL")
@@ -43,15 +48,31 @@ extension ProviderConfiguration {
             candidates.append(components.url)
         }
         var lastError: OAuthError?
-        for case let url? in candidates {
+        for (index, url) in candidates.enumerated() {
+            guard let url else { continue }
             do {
-                guard let body = try await fetchMetadata(url, transport: transport) else { continue }
+                guard var document = try await fetchMetadata(url, transport: transport) else { continue }
+                let isOpenID = index == 0
+                try checkIssuer(of: document, issuer: issuer)
+                if isOpenID, let rfc8414 = candidates.last ?? nil,
+                    Self.mergedEndpoints.contains(where: { document[$0] == nil })
+                {
+                    // OpenID Connect Discovery does not list every endpoint RFC 8414 defines (django-oauth-toolkit
+                    // leaves revocation and introspection out of it): take the missing ones from the RFC 8414
+                    // document of the same issuer, the OpenID document winning where both speak.
+                    if let extra = try? await fetchMetadata(rfc8414, transport: transport),
+                        (try? checkIssuer(of: extra, issuer: issuer)) != nil
+                    {
+                        document.merge(extra) { openID, _ in openID }
+                    }
+                }
                 return try configuration(
-                    metadata: body,
-                    from: url,
+                    from: document,
+                    isOpenID: isOpenID,
                     issuer: issuer,
                     clientID: clientID,
                     clientSecret: clientSecret,
+                    clientAuthentication: clientAuthentication,
                     scopes: scopes,
                     redirectURI: redirectURI,
                     providerID: providerID
@@ -69,8 +90,8 @@ extension ProviderConfiguration {
             )
     }
 
-    /// Fetches a metadata document's bytes; `nil` on 404 (try the next location).
-    private static func fetchMetadata(_ url: URL, transport: any HTTPTransport) async throws -> Data? {
+    /// Fetches a metadata document; `nil` on 404 (try the next location).
+    private static func fetchMetadata(_ url: URL, transport: any HTTPTransport) async throws -> [String: JSONValue]? {
         var request = HTTPRequest(method: .get, url: url)
         request.headerFields[.accept] = "application/json"
         let response: HTTPResponse
@@ -93,11 +114,20 @@ extension ProviderConfiguration {
                 httpStatus: status
             )
         }
-        return body
+        return try document(metadata: body, from: url)
     }
 
-    /// Reads and checks a fetched metadata document for `discover`; `package` for the fuzz targets (Fuzz/TetherFuzz),
-    /// which run it on hostile documents.
+    /// A fetched metadata document as a JSON object.
+    private static func document(metadata body: Data, from url: URL) throws -> [String: JSONValue] {
+        guard let document = JSONValue.object(from: body) else {
+            throw OAuthError.discoveryFailed.with(message: "\(url.absoluteString) is not a JSON object")
+        }
+        return document
+    }
+
+    /// Reads and checks one fetched metadata document as `discover` does (the JSON object, the issuer, the
+    /// configuration), without merging a second document; `package` for the fuzz targets (Fuzz/TetherFuzz), which
+    /// run it on hostile documents.
     package static func configuration(
         metadata body: Data,
         from url: URL,
@@ -108,29 +138,26 @@ extension ProviderConfiguration {
         redirectURI: URL?,
         providerID: String?
     ) throws -> ProviderConfiguration {
-        guard let document = JSONValue.object(from: body) else {
-            throw OAuthError.discoveryFailed.with(message: "\(url.absoluteString) is not a JSON object")
-        }
+        let document = try document(metadata: body, from: url)
+        try checkIssuer(of: document, issuer: issuer)
         return try configuration(
             from: document,
+            isOpenID: url.path.hasSuffix("/.well-known/openid-configuration"),
             issuer: issuer,
             clientID: clientID,
             clientSecret: clientSecret,
+            clientAuthentication: nil,
             scopes: scopes,
             redirectURI: redirectURI,
             providerID: providerID
         )
     }
 
-    private static func configuration(
-        from document: [String: JSONValue],
-        issuer: String,
-        clientID: String,
-        clientSecret: ClientSecret?,
-        scopes: [String]?,
-        redirectURI: URL?,
-        providerID: String?
-    ) throws -> ProviderConfiguration {
+    /// The endpoints an OpenID discovery document may leave out that an RFC 8414 document can supply.
+    static let mergedEndpoints = ["revocation_endpoint", "introspection_endpoint", "device_authorization_endpoint"]
+
+    /// Checks that a document names the issuer asked for (RFC 8414 §3.3, OpenID Connect Discovery 1.0 §4.3).
+    private static func checkIssuer(of document: [String: JSONValue], issuer: String) throws {
         guard let published = document["issuer"]?.string else {
             throw OAuthError.discoveryFailed.with(message: "The metadata of \(issuer) has no issuer")
         }
@@ -141,18 +168,38 @@ extension ProviderConfiguration {
                     + "(RFC 8414 §3.3); refusing it"
             )
         }
+    }
+
+    private static func configuration(
+        from document: [String: JSONValue],
+        isOpenID: Bool,
+        issuer: String,
+        clientID: String,
+        clientSecret: ClientSecret?,
+        clientAuthentication: ClientAuthentication?,
+        scopes: [String]?,
+        redirectURI: URL?,
+        providerID: String?
+    ) throws -> ProviderConfiguration {
+        let published = document["issuer"]?.string ?? issuer
         func url(_ key: String) -> URL? { document[key]?.string.flatMap(URL.init(string:)) }
         guard let tokenEndpoint = url("token_endpoint") else {
             throw OAuthError.discoveryFailed.with(message: "The metadata of \(issuer) has no token_endpoint")
         }
         let supported = document["scopes_supported"]?.array?.compactMap(\.string) ?? []
+        // A plain OAuth 2.0 server may accept `openid` and ignore it: ask for it only where OpenID Connect is spoken.
+        let speaksOpenID =
+            isOpenID || (supported.contains("openid") && (url("userinfo_endpoint") != nil || url("jwks_uri") != nil))
         let defaultScopes =
-            ["openid", "email", "profile"] + (supported.contains("offline_access") ? ["offline_access"] : [])
+            (speaksOpenID ? ["openid", "email", "profile"] : [])
+            + (supported.contains("offline_access") ? ["offline_access"] : [])
         let methods = document["token_endpoint_auth_methods_supported"]?.array?.compactMap(\.string) ?? []
+        // The provider's order is its preference; Tether speaks the two secret methods.
+        let listed = methods.first { $0 == "client_secret_basic" || $0 == "client_secret_post" }
         let authentication: ClientAuthentication? =
             clientSecret == nil
             ? ClientAuthentication.none
-            : methods.isEmpty || methods.contains("client_secret_basic") ? .secretBasic : .secretPost
+            : clientAuthentication ?? (listed == "client_secret_post" ? .secretPost : .secretBasic)
         let configuration = ProviderConfiguration(
             providerID: providerID ?? issuer,
             issuer: published.contains("{tenantid}") ? published : issuer,

@@ -24,6 +24,12 @@ public struct AuthorizationPresentationError: TetherError {
         "cannotOpenBrowser",
         "Could not open a browser"
     )
+    /// The command in `BROWSER` could not start or exited with a failure status, so nobody will see the page;
+    /// the message names the command (never the URL).
+    public static let browserCommandFailed = AuthorizationPresentationError(
+        "browserCommandFailed",
+        "The BROWSER command failed"
+    )
     /// Too many callbacks arrived whose `state` did not match the sign-in in progress (another local process
     /// is sending forged redirects); the loopback listener gave up.
     public static let tooManyRejectedCallbacks = AuthorizationPresentationError(

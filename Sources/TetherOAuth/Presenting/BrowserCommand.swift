@@ -77,9 +77,38 @@ enum BrowserCommand {
         return nil
     }
 
+    /// The commands `BROWSER` names, in order.
+    static func configured(environment: [String: String]) -> [[String]] {
+        (environment["BROWSER"] ?? "")
+            .split(separator: ":", omittingEmptySubsequences: true)
+            .map { words(String($0)) }
+            .filter { !$0.isEmpty }
+    }
+
+    /// Runs `command` and waits for it to exit, as Python's `webbrowser.GenericBrowser` does with `BROWSER`
+    /// commands: a browser command returns once the page is handed over.
+    /// - Returns: Its exit status, or `nil` when it did not start or the wait was cancelled (the redirect
+    ///   arrived while it still ran).
+    static func run(_ command: [String], url: URL, environment: [String: String], logger: Logger) async -> Int32? {
+        let (exits, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let started = launch(command, url: url, environment: environment, logger: logger) { status in
+            continuation.yield(status)
+            continuation.finish()
+        }
+        guard started else { return nil }
+        for await status in exits { return status }
+        return nil
+    }
+
     /// Starts `command` without waiting for it; the process is reaped when it exits.
     /// - Returns: Whether it started.
-    static func launch(_ command: [String], url: URL, environment: [String: String], logger: Logger) -> Bool {
+    static func launch(
+        _ command: [String],
+        url: URL,
+        environment: [String: String],
+        logger: Logger,
+        exited: @escaping @Sendable (Int32) -> Void = { _ in }
+    ) -> Bool {
         guard let name = command.first else { return false }
         let program = URL(fileURLWithPath: name).lastPathComponent
         guard let executable = executable(name, environment: environment) else {
@@ -102,6 +131,7 @@ enum BrowserCommand {
                     "presenter.browser": "\(program)", "presenter.browser.status": "\(process.terminationStatus)",
                 ]
             )
+            exited(process.terminationStatus)
         }
         do {
             try process.run()

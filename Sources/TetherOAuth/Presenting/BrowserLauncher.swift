@@ -1,18 +1,22 @@
 public import Foundation
 public import Logging
+import Tether
 
 /// Opens a URL in the user's browser, for ``LoopbackPresenter``.
 ///
 /// ``system(environment:fallback:)`` follows the conventions of Python's `webbrowser` module:
 /// 1. When `BROWSER` is set, its colon-separated commands are tried in order. A command is split into words
 ///    like a shell would (quotes and backslashes, no expansion) and run directly, without a shell; `%s` in a
-///    word is replaced by the URL, and when no word has `%s` the URL is added as the last argument.
+///    word is replaced by the URL, and when no word has `%s` the URL is added as the last argument. Each is
+///    waited for, like Python's `GenericBrowser`: the first that exits 0 opened the page; when none starts or
+///    each exits with a failure status, opening throws ``AuthorizationPresentationError/browserCommandFailed``
+///    at once, since the person chose that browser and nobody will see the page.
 /// 2. Otherwise, or when none of them starts: `xdg-open` on Linux (only when `DISPLAY` or `WAYLAND_DISPLAY`
 ///    is set — on a machine without a graphical session it would fail after starting), `open` on macOS.
 /// 3. When nothing starts, `fallback` gets the URL (a command-line tool prints "Open this URL: …"). Without
 ///    a fallback, opening throws ``AuthorizationPresentationError/cannotOpenBrowser``.
 ///
-/// The launcher does not wait for the browser command to exit (`xdg-open` may return at once or stay), but the
+/// The launcher does not wait for the platform's opener to exit (`xdg-open` may return at once or stay), but the
 /// process is reaped when it does. The library never prints.
 ///
 /// For tests, ``init(open:)`` takes a closure that plays the browser, for example one that sends the redirect
@@ -42,6 +46,22 @@ public struct BrowserLauncher: Sendable {
         fallback: (@Sendable (URL) -> Void)? = nil
     ) -> BrowserLauncher {
         BrowserLauncher { url, logger in
+            let configured = BrowserCommand.configured(environment: environment)
+            if !configured.isEmpty {
+                var failures: [String] = []
+                for command in configured {
+                    let program = URL(fileURLWithPath: command[0]).lastPathComponent
+                    let status = await BrowserCommand.run(command, url: url, environment: environment, logger: logger)
+                    if Task.isCancelled { return }
+                    if status == 0 { return }
+                    failures.append(
+                        status.map { "'\(program)' exited with status \($0)" } ?? "'\(program)' did not start"
+                    )
+                }
+                throw AuthorizationPresentationError.browserCommandFailed.with(
+                    message: "The BROWSER command failed: \(failures.joined(separator: "; "))"
+                )
+            }
             let commands = BrowserCommand.candidates(environment: environment)
             for command in commands {
                 if BrowserCommand.launch(command, url: url, environment: environment, logger: logger) { return }

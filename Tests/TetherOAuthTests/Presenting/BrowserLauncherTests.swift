@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+import Tether
 import TetherTestSupport
 
 @testable import TetherOAuth
 
 extension Presenting {
-    @Suite(.timeLimit(.minutes(1)))
+    /// Serialized: a script being written by one test while another forks leaks its write descriptor into the
+    /// child until that child execs, and running the script then fails with ETXTBSY ("text file busy").
+    @Suite(.serialized, .timeLimit(.minutes(1)))
     struct BrowserLauncherTests {
         private static let url = URL(string: "https://issuer.example/authorize?client_id=app&state=s1")!
 
@@ -122,11 +125,36 @@ extension Presenting {
 
         @Test func fallbackIsCalledWhenNothingStarts() async throws {
             let received = LockedURLs()
-            let environment = ["BROWSER": "/nonexistent/browser:also-missing", "PATH": "/nonexistent"]
+            let environment = ["PATH": "/nonexistent"]
 
             try await BrowserLauncher.system(environment: environment, fallback: { received.append($0) }).open(Self.url)
 
             #expect(received.urls == [Self.url])
+        }
+
+        @Test func aBrowserCommandThatCannotStartFailsAtOnce() async throws {
+            let received = LockedURLs()
+            let environment = ["BROWSER": "/nonexistent/browser:also-missing", "PATH": "/nonexistent"]
+
+            await #expect(throws: AuthorizationPresentationError.browserCommandFailed) {
+                try await BrowserLauncher.system(environment: environment, fallback: { received.append($0) })
+                    .open(Self.url)
+            }
+            #expect(received.urls.isEmpty)
+        }
+
+        @Test func aBrowserCommandThatExitsWithAFailureFailsAtOnce() async throws {
+            let scripts = try Scripts()
+            defer { scripts.remove() }
+            let script = scripts.directory.appendingPathComponent("failing")
+            try "#!/bin/sh\nexit 3\n".write(to: script, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+
+            let error = await #expect(throws: AuthorizationPresentationError.browserCommandFailed) {
+                try await BrowserLauncher.system(environment: ["BROWSER": script.path], fallback: { _ in })
+                    .open(Self.url)
+            }
+            #expect(error?.message.contains("'failing' exited with status 3") == true)
         }
 
         @Test func withoutFallbackNothingStartingThrowsCannotOpenBrowser() async throws {
