@@ -18,7 +18,7 @@ let package = Package(
     // Each library product is the target of the same name.
     products: [
         "Tether", "TetherKeychain", "TetherTesting", "TetherURLSession", "TetherAsyncHTTPClient", "TetherOAuth",
-        "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar",
+        "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar", "TetherPostgres",
     ].map { Product.library(name: $0, targets: [$0]) } + [
         .executable(name: "tether", targets: ["TetherCLI"])
     ],
@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: Core
@@ -134,6 +135,16 @@ let package = Package(
         // An in-memory keychain that follows Apple's SecItem rules; not a product: only the tests use it.
         .target(name: "KeychainSimulator", dependencies: ["SecItemShim"]),
 
+        // MARK: PostgreSQL store (not a dependency of the core product)
+        .target(
+            name: "TetherPostgres",
+            dependencies: [
+                "Tether",
+                .postgresNIO,
+                .logging,
+            ]
+        ),
+
         // MARK: Test support
         .target(
             name: "TetherTesting",
@@ -168,8 +179,11 @@ let package = Package(
                 "Tether",
                 "TetherTesting",
                 "TetherKeychain",
+                "TetherPostgres",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
                 .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
+                .postgresNIO,
+                .logging,
             ],
             path: "Tests/Helpers/TetherStoreProbe"
         ),
@@ -396,6 +410,17 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "TetherPostgresTests",
+            dependencies: [
+                "Tether",
+                "TetherPostgres",
+                "TetherTesting",
+                "TetherTestSupport",
+                .postgresNIO,
+                .logging,
+            ]
+        ),
+        .testTarget(
             name: "TetherKeychainTests",
             dependencies: [
                 "Tether",
@@ -465,4 +490,5 @@ extension Target.Dependency {
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let httpTypesFoundation = Target.Dependency.product(name: "HTTPTypesFoundation", package: "swift-http-types")
     static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+    static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 }
