@@ -31,25 +31,48 @@ extension PostgresStore {
 
     static let maximumAttempts = 4
 
+    /// Runs `body`, giving up after `timeout`: then `body` is cancelled and left to finish on its own, so that a
+    /// connection attempt that does not notice cancellation cannot hold the caller.
     private func withTimeout<T: Sendable>(
         _ timeout: Duration,
         operation: String,
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let clock = self.clock
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await body() }
-            group.addTask {
-                try await clock.sleep(for: timeout)
-                return nil
+        let outcome = LockedState<CheckedContinuation<T, any Error>?>(nil)
+        let tasks = LockedState<[Task<Void, Never>]>([])
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                outcome.withLock { $0 = continuation }
+                let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+                    guard
+                        let continuation = outcome.withLock({ state in
+                            defer { state = nil }
+                            return state
+                        })
+                    else {
+                        return
+                    }
+                    for task in tasks.withLock({ $0 }) { task.cancel() }
+                    continuation.resume(with: result)
+                }
+                let work = Task {
+                    do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+                }
+                let timer = Task {
+                    guard (try? await clock.sleep(for: timeout)) != nil else { return }
+                    finish(
+                        .failure(
+                            CredentialStoreError.unavailable.with(
+                                message: "The database did not answer within \(timeout) (\(operation))"
+                            )
+                        )
+                    )
+                }
+                tasks.withLock { $0 = [work, timer] }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw CredentialStoreError.unavailable.with(
-                    message: "The database did not answer within \(timeout) (\(operation))"
-                )
-            }
-            return value
+        } onCancel: {
+            for task in tasks.withLock({ $0 }) { task.cancel() }
         }
     }
 

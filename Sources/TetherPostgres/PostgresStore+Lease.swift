@@ -124,7 +124,10 @@ final class PostgresRefreshLease: RefreshLease {
                     metadata: ["connection": "\(id)"]
                 )
                 return
+            } catch is CancellationError {
+                return
             } catch {
+                if Task.isCancelled { return }
                 // The database may be back before the lease lapses; keep trying.
                 store.logger.warning(
                     "Could not renew the refresh lease",

@@ -3,6 +3,10 @@ import Testing
 import Tether
 import TetherPostgres
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension PostgresStoreTests {
     /// Stops the server under a store and starts it again: the store reports the database unavailable (never
     /// "no record"), then works again on its same pool. Needs the cluster's `pg_ctl` and data folder, which
@@ -41,13 +45,17 @@ extension PostgresStoreTests {
         }
     }
 
+    /// Runs the cluster's `pg_ctl` and waits for it. Spawned and reaped directly rather than through `Process`,
+    /// whose exit monitoring here missed the exit of a `pg_ctl start` that leaves a server running behind it.
     static func pgCtl(_ path: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "pg_ctl \(arguments.last ?? "") failed")
+        let command = ([path] + arguments).map { "'\($0)'" }.joined(separator: " ") + " </dev/null >/dev/null 2>&1"
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ)
+        try #require(spawned == 0, "could not start pg_ctl")
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        try #require(status == 0, "pg_ctl \(arguments.last ?? "") failed")
     }
 }

@@ -22,12 +22,19 @@ enum PostgresTestDatabase {
         try #require(url, "TETHER_REQUIRE_POSTGRES=1 but TETHER_POSTGRES_URL is not set")
     }
 
+    /// The pool's logger: connection failures are expected while the restart test has the server stopped.
+    static let quietLogger: Logger = {
+        var logger = Logger(label: "tether.postgres.tests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
     /// Runs `body` with a running pool (one "worker") on the test server, or on `url`.
     @discardableResult
     static func withClient<T>(url: String? = nil, _ body: (PostgresClient) async throws -> T) async throws -> T {
         let client = PostgresClient(
             configuration: try PostgresStore.clientConfiguration(url: url ?? requireURL()),
-            backgroundLogger: Logger(label: "tether.postgres.tests")
+            backgroundLogger: quietLogger
         )
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
