@@ -19,7 +19,7 @@ let package = Package(
     products: [
         "Tether", "TetherKeychain", "TetherTesting", "TetherURLSession", "TetherAsyncHTTPClient", "TetherOAuth",
         "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar",
-        "TetherServiceLifecycle",
+        "TetherServiceLifecycle", "TetherPostgres",
     ].map { Product.library(name: $0, targets: [$0]) } + [
         .executable(name: "tether", targets: ["TetherCLI"])
     ],
@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // MARK: Core
@@ -145,6 +146,16 @@ let package = Package(
         // An in-memory keychain that follows Apple's SecItem rules; not a product: only the tests use it.
         .target(name: "KeychainSimulator", dependencies: ["SecItemShim"]),
 
+        // MARK: PostgreSQL store (not a dependency of the core product)
+        .target(
+            name: "TetherPostgres",
+            dependencies: [
+                "Tether",
+                .postgresNIO,
+                .logging,
+            ]
+        ),
+
         // MARK: Test support
         .target(
             name: "TetherTesting",
@@ -179,8 +190,11 @@ let package = Package(
                 "Tether",
                 "TetherTesting",
                 "TetherKeychain",
+                "TetherPostgres",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
                 .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
+                .postgresNIO,
+                .logging,
             ],
             path: "Tests/Helpers/TetherStoreProbe"
         ),
@@ -426,6 +440,17 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "TetherPostgresTests",
+            dependencies: [
+                "Tether",
+                "TetherPostgres",
+                "TetherTesting",
+                "TetherTestSupport",
+                .postgresNIO,
+                .logging,
+            ]
+        ),
+        .testTarget(
             name: "TetherKeychainTests",
             dependencies: [
                 "Tether",
@@ -495,4 +520,5 @@ extension Target.Dependency {
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let httpTypesFoundation = Target.Dependency.product(name: "HTTPTypesFoundation", package: "swift-http-types")
     static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+    static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 }

@@ -123,6 +123,12 @@ public struct WritePrecondition: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The version a ``version(_:)`` precondition expects; `nil` for ``any`` and ``absent``.
+    package var expectedVersion: UInt64? {
+        if case .version(let version) = kind { return version }
+        return nil
+    }
+
     /// `any`, `absent` or `version N`.
     public var description: String {
         switch kind {

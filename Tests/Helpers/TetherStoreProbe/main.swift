@@ -12,11 +12,15 @@ case "write-loop": status = await writeLoop(subcommandArguments)
 case "hold-lease": status = await holdLease(subcommandArguments)
 case "refresh-loop": status = await refreshLoop(subcommandArguments)
 case "hold-keychain-lease": status = await holdKeychainLease(subcommandArguments)
+#if canImport(TetherPostgres)
+case "hold-postgres-lease": status = await holdPostgresLease(subcommandArguments)
+#endif
 default:
     probeFail(
         "usage: TetherStoreProbe write-loop <dir> <connection-id> <count> | hold-lease <dir> <id> <millis>"
             + " | refresh-loop <dir> <issuer-state> <id> <seconds> <lifetime-ms>"
             + " | hold-keychain-lease <lease-dir> <service> <id>"
+            + " | hold-postgres-lease <url> <tenant> <id> <lease-seconds>"
     )
     status = 64
 }

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+package import Foundation
 
 /// The 256-bit key that encrypts a ``VaultStore``.
 ///
@@ -15,7 +15,7 @@ public struct VaultKey: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     /// Identifies the key without revealing it: the first 8 bytes of SHA-256 over a fixed label and the key.
     /// Stored in every record so that a wrong key is told apart from a damaged record.
-    let identifier: Data
+    package let identifier: Data
 
     init(symmetricKey: SymmetricKey) {
         self.symmetricKey = symmetricKey

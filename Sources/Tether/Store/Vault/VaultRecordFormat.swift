@@ -13,8 +13,10 @@ package import Foundation
 ///   26+n    16  AES-GCM tag
 /// ```
 ///
-/// The associated data is the 14 header bytes followed by the connection identifier's UTF-8, so a record
-/// copied or renamed to another connection's file does not open.
+/// The associated data is the 14 header bytes followed by the record's binding: by default the connection
+/// identifier's UTF-8, so a record copied or renamed to another connection's file does not open. Stores that keep
+/// records of several owners side by side (a database table keyed by tenant and connection) pass a binding that
+/// names both.
 package enum VaultRecordFormat {
     package static let magic = Data("TVLT".utf8)
     package static let currentVersion: UInt16 = 1
@@ -24,7 +26,8 @@ package enum VaultRecordFormat {
     package static let minimumCount = headerCount + nonceCount + tagCount
 
     /// Encrypts a record.
-    static func seal(_ connection: Connection, key: VaultKey) throws -> Data {
+    /// - Parameter binding: What the record belongs to, authenticated with it; the connection identifier by default.
+    package static func seal(_ connection: Connection, key: VaultKey, binding: String? = nil) throws -> Data {
         let plaintext: Data
         do {
             plaintext = try ConnectionCodec.encode(connection)
@@ -34,17 +37,17 @@ package enum VaultRecordFormat {
                 cause: error
             )
         }
-        return try seal(plaintext: plaintext, id: connection.id, key: key)
+        return try seal(plaintext: plaintext, id: connection.id, key: key, binding: binding)
     }
 
     /// Encrypts arbitrary bytes as the record of `id`; tests use it to make well-encrypted but invalid records.
-    package static func seal(plaintext: Data, id: ConnectionID, key: VaultKey) throws -> Data {
+    package static func seal(plaintext: Data, id: ConnectionID, key: VaultKey, binding: String? = nil) throws -> Data {
         let header = header(version: currentVersion, key: key)
         do {
             let box = try AES.GCM.seal(
                 plaintext,
                 using: key.symmetricKey,
-                authenticating: associatedData(header: header, id: id)
+                authenticating: associatedData(header: header, binding: binding ?? id.rawValue)
             )
             var file = header
             file.append(contentsOf: box.nonce)
@@ -60,7 +63,10 @@ package enum VaultRecordFormat {
     ///
     /// - Throws: ``CredentialStoreError/corrupted`` (truncated, tampered, not a record, or another connection's
     ///   record), ``CredentialStoreError/wrongKey`` or ``CredentialStoreError/unsupportedFormat``.
-    package static func open(_ file: Data, id: ConnectionID, key: VaultKey) throws -> Connection {
+    /// - Parameter binding: The binding the record was sealed with; the connection identifier by default.
+    package static func open(_ file: Data, id: ConnectionID, key: VaultKey, binding: String? = nil) throws -> Connection
+    {
+        let binding = binding ?? id.rawValue
         let bytes = [UInt8](file)
         guard bytes.count >= magic.count, bytes.prefix(magic.count).elementsEqual(magic) else {
             throw CredentialStoreError.corrupted.with(
@@ -106,7 +112,7 @@ package enum VaultRecordFormat {
             if (try? AES.GCM.open(
                 box,
                 using: key.symmetricKey,
-                authenticating: associatedData(header: repaired, id: id)
+                authenticating: associatedData(header: repaired, binding: binding)
             ))
                 != nil
             {
@@ -124,7 +130,7 @@ package enum VaultRecordFormat {
             plaintext = try AES.GCM.open(
                 box,
                 using: key.symmetricKey,
-                authenticating: associatedData(header: Data(bytes[0..<headerCount]), id: id)
+                authenticating: associatedData(header: Data(bytes[0..<headerCount]), binding: binding)
             )
         } catch {
             throw CredentialStoreError.corrupted.with(
@@ -158,9 +164,17 @@ package enum VaultRecordFormat {
         return header
     }
 
-    static func associatedData(header: Data, id: ConnectionID) -> Data {
+    static func associatedData(header: Data, binding: String) -> Data {
         var data = header
-        data.append(contentsOf: id.rawValue.utf8)
+        data.append(contentsOf: binding.utf8)
         return data
+    }
+
+    /// The key identifier in a record's header, to pick the key that opens it from several; `nil` when the bytes
+    /// are too short to hold one.
+    package static func keyIdentifier(of file: Data) -> Data? {
+        guard file.count >= headerCount else { return nil }
+        let start = file.startIndex
+        return Data(file[(start + 6)..<(start + headerCount)])
     }
 }

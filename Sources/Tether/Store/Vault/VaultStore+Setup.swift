@@ -91,7 +91,7 @@ extension VaultStore {
         )
     }
 
-    static func readKeyFile(_ path: String) throws -> VaultKey? {
+    package static func readKeyFile(_ path: String) throws -> VaultKey? {
         guard let bytes = try VaultFiles.readFile(path, restrict: true) else { return nil }
         guard let text = String(data: bytes, encoding: .utf8), let key = try? VaultKey(base64: text) else {
             throw CredentialStoreError.invalidConfiguration.with(
