@@ -6,7 +6,7 @@
 Opens the URL (the last argument) in headless Chromium through Selenium, fills the development provider's
 sign-in form (#username, #password), clicks #allow (or #deny), and waits until the browser has loaded the
 loopback redirect (a URL starting with http://127.0.0.1). Exits 0 on success; otherwise exits 1 with a
-one-line reason on stderr. Everything must finish within 30 seconds.
+one-line reason on stderr. Everything must finish within 90 seconds.
 
 Environment:
     HEADLESS_BROWSER_USERNAME    user name to type (default: ada)
@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-TOTAL_TIMEOUT = 30.0
+TOTAL_TIMEOUT = 90.0
 REDIRECT_PREFIX = "http://127.0.0.1"
 
 

@@ -3,7 +3,7 @@ import HummingbirdTesting
 import Testing
 import TetherDevProvider
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct DeviceFlowTests {
     private func poll(_ client: some TestClientProtocol, _ deviceCode: String) async throws -> TestResponse {
         try await client.post(

@@ -5,7 +5,7 @@ import JWTKit
 import Testing
 import TetherDevProvider
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct DialectTests {
     @Test func googleDoesNotRotateAndUsesItsErrorBodies() async throws {
         let (provider, _) = makeProvider { $0.dialect = .google }

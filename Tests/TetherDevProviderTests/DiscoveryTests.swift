@@ -5,7 +5,7 @@ import JWTKit
 import Testing
 import TetherDevProvider
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct DiscoveryTests {
     @Test func discoveryDocumentAdvertisesEndpointsAndIssuer() async throws {
         let (provider, _) = makeProvider()

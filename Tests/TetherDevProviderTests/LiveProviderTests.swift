@@ -7,7 +7,7 @@ import TetherDevProvider
 import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct LiveProviderTests {
     @Test func startedProviderServesDiscoveryOnItsIssuer() async throws {
         let running = try await DevProvider().start()

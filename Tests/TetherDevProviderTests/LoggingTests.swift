@@ -33,7 +33,7 @@ struct CapturingLogHandler: LogHandler {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct LoggingTests {
     @Test func logsNeverContainTokensCodesOrPasswords() async throws {
         let logs = CapturedLogs()

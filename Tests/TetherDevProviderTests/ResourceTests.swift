@@ -3,7 +3,7 @@ import HummingbirdTesting
 import Testing
 import TetherDevProvider
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct ResourceTests {
     @Test func userinfoReturnsTheSignedInUser() async throws {
         let (provider, _) = makeProvider()

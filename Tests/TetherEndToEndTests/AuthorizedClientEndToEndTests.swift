@@ -10,7 +10,7 @@ import TetherTestSupport
 import TetherTesting
 
 /// `AuthorizedClient` over real HTTP on 127.0.0.1, against the development provider's protected resource.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct AuthorizedClientEndToEndTests {
     struct Resource: Decodable, Equatable {
         let sub: String

@@ -10,7 +10,7 @@ import TetherURLSession
 @testable import TetherOAuth
 
 /// ID tokens that must not sign anyone in: each gives its own typed error, and nothing is stored.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct BadIDTokenTests {
     struct Fixture {
         let server: CannedServer

@@ -9,7 +9,7 @@ import TetherTesting
 @testable import TetherOAuth
 
 /// Every bad input gives its own typed error and leaves the stored record as it was.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct BadInputTests {
     /// A harness with a connection stored in a vault, and the vault file's bytes to compare against.
     struct Stored {

@@ -9,7 +9,7 @@ import TetherURLSession
 
 /// A token endpoint that answers badly: each answer gives its own typed error, and a session refreshing through
 /// it keeps its stored record exactly as it was.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct BadTokenResponseTests {
     static let answers: [String: CannedServer.Answer] = [
         "malformed": .init(body: #"{"access_token":"#),

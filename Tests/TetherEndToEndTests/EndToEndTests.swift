@@ -9,7 +9,7 @@ import TetherTestSupport
 import TetherTesting
 
 /// The whole life of a connection over real HTTP on 127.0.0.1, against the development provider.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EndToEndTests {
     @Test func signInStoreRestoreRefreshRevokeAndSignInAgain() async throws {
         let harness = try await ProviderHarness.start()

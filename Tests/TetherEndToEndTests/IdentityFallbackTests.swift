@@ -10,7 +10,7 @@ import TetherTesting
 
 /// Who signed in, found without ever blocking a sign-in on it: against a development provider that behaves like
 /// servers which issue no ID token for the device grant and serve userinfo only to `openid` tokens.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct IdentityFallbackTests {
     /// Runs the device flow and approves it on the verification page.
     static func deviceSignIn(_ harness: ProviderHarness, scopes: [String]? = nil) async throws -> SignInResult {

@@ -8,7 +8,7 @@ import TetherURLSession
 
 /// Discovery and client authentication against a development provider that behaves like other servers
 /// (django-oauth-toolkit's metadata, per-client authentication methods, oauthlib's device endpoint).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct InteroperabilityTests {
     static let secret = "conformance-secret"
 

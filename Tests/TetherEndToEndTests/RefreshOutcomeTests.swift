@@ -10,7 +10,7 @@ import TetherTesting
 /// A refresh the provider processed but whose answer never arrived: the provider rotated the refresh token, the
 /// client did not hear of it and retries with the old one. Over AsyncHTTPClient, which reports a dropped connection
 /// at once (see docs/decisions.md).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct RefreshOutcomeTests {
     struct SignedIn {
         let harness: ProviderHarness

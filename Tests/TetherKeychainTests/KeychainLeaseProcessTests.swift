@@ -16,7 +16,7 @@ struct KeychainLeaseProcessTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let holder = try ProbeProcess.launch(["hold-keychain-lease", folder.path, service, "google"])
         defer { holder.kill() }
-        try #require(try holder.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
+        try #require(try await holder.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
 
         let store = try makeSharedStore(folder)
         await #expect(throws: CredentialStoreError.leaseTimeout) {
@@ -38,8 +38,8 @@ struct KeychainLeaseProcessTests {
         releaseAsked.withLock { $0 = true }
         holder.closeInput()
         #expect(try await waiter.value, "the waiter was granted the lease while the other process held it")
-        #expect(try holder.waitForLine("released", timeout: .seconds(10)))
-        #expect(holder.waitForExit(timeout: .seconds(10)))
+        #expect(try await holder.waitForLine("released", timeout: .seconds(10)))
+        #expect(await holder.waitForExit(timeout: .seconds(10)))
         #expect(holder.process.terminationStatus == 0)
     }
 
@@ -48,14 +48,14 @@ struct KeychainLeaseProcessTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let holder = try ProbeProcess.launch(["hold-keychain-lease", folder.path, service, "google"])
         defer { holder.kill() }
-        try #require(try holder.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
+        try #require(try await holder.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
 
         let store = try makeSharedStore(folder)
         await #expect(throws: CredentialStoreError.leaseTimeout) {
             try await store.acquireRefreshLease(for: "google", timeout: .milliseconds(50))
         }
         holder.kill()
-        #expect(holder.waitForExit(timeout: .seconds(10)))
+        #expect(await holder.waitForExit(timeout: .seconds(10)))
         #expect(holder.process.terminationReason == .uncaughtSignal)
         let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(10))
         await lease.release()

@@ -97,7 +97,7 @@ struct PostgresStoreTests {
             let written = try await store.write(Database.connection("crashed", canary: "crashed"))
             let probe = try ProbeProcess.launch(["hold-postgres-lease", url, tenant, "crashed", "2"])
             defer { probe.kill() }
-            #expect(try probe.waitForLine("held", timeout: .seconds(60)))
+            #expect(try await probe.waitForLine("held", timeout: .seconds(60)))
             await #expect(throws: CredentialStoreError.leaseTimeout) {
                 try await store.acquireRefreshLease(for: "crashed", timeout: .milliseconds(300))
             }

@@ -25,14 +25,14 @@ struct VaultCrashTests {
                 ["write-loop", fixture.directory.path, id.rawValue, "100000000"],
                 key: fixture.key
             )
-            guard try probe.waitForLine("ready", timeout: .seconds(10)) else {
+            guard try await probe.waitForLine("ready", timeout: .seconds(10)) else {
                 probe.kill()
                 Issue.record("The probe did not open the vault within 10 s")
                 break
             }
             try await Task.sleep(for: .milliseconds(Int.random(in: 5...80)))
             probe.kill()
-            #expect(probe.waitForExit(timeout: .seconds(10)))
+            #expect(await probe.waitForExit(timeout: .seconds(10)))
             #expect(probe.process.terminationReason == .uncaughtSignal, "the probe stopped before it was killed")
 
             // A fresh store, as a process starting after the crash would open it.
@@ -68,14 +68,14 @@ struct VaultCrashTests {
         // on a loaded machine (with 0.5 s a loaded run once saw the lease already released).
         let probe = try ProbeProcess.launch(["hold-lease", fixture.directory.path, "google", "5000"], key: fixture.key)
         defer { probe.kill() }
-        try #require(try probe.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
+        try #require(try await probe.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
 
         let store = try fixture.store()
         await #expect(throws: CredentialStoreError.leaseTimeout) {
             try await store.acquireRefreshLease(for: "google", timeout: .milliseconds(50))
         }
         let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(20))
-        #expect(probe.waitForExit(timeout: .seconds(10)))
+        #expect(await probe.waitForExit(timeout: .seconds(10)))
         #expect(probe.process.terminationStatus == 0)
         await lease.release()
     }
@@ -88,14 +88,14 @@ struct VaultCrashTests {
             key: fixture.key
         )
         defer { probe.kill() }
-        try #require(try probe.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
+        try #require(try await probe.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
 
         let store = try fixture.store()
         await #expect(throws: CredentialStoreError.leaseTimeout) {
             try await store.acquireRefreshLease(for: "google", timeout: .milliseconds(20))
         }
         probe.kill()
-        #expect(probe.waitForExit(timeout: .seconds(10)))
+        #expect(await probe.waitForExit(timeout: .seconds(10)))
         let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(5))
         await lease.release()
     }

@@ -11,7 +11,7 @@ import TetherURLSession
 @testable import TetherAsyncHTTPClient
 
 /// Both transports against the development provider on 127.0.0.1.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct TransportTests {
     enum Kind: String, CaseIterable, Sendable {
         case urlSession

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// A running `TetherStoreProbe`, with its standard output readable line by line.
-package final class ProbeProcess {
+package final class ProbeProcess: @unchecked Sendable {  // driven by one task at a time
     package let process = Process()
     private let output = Pipe()
     private let input = Pipe()
@@ -51,9 +51,14 @@ package final class ProbeProcess {
         try? input.fileHandleForWriting.close()
     }
 
-    /// Waits until the probe prints `line`.
+    /// Waits until the probe prints `line`, on a thread of its own: the blocking `poll` must not hold one of the
+    /// few threads that run every test's tasks.
     /// - Returns: Whether it did before `timeout` (or before it closed its output).
-    package func waitForLine(_ line: String, timeout: Duration) throws -> Bool {
+    package func waitForLine(_ line: String, timeout: Duration) async throws -> Bool {
+        try await Self.offThePool { try self.blockingWaitForLine(line, timeout: timeout) }
+    }
+
+    private func blockingWaitForLine(_ line: String, timeout: Duration) throws -> Bool {
         let fd = output.fileHandleForReading.fileDescriptor
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
@@ -86,9 +91,20 @@ package final class ProbeProcess {
         }
     }
 
-    /// Waits for the probe to exit.
+    /// Waits for the probe to exit, on a thread of its own (see ``waitForLine(_:timeout:)``).
     /// - Returns: Whether it exited within `timeout`.
-    package func waitForExit(timeout: Duration) -> Bool {
+    package func waitForExit(timeout: Duration) async -> Bool {
+        (try? await Self.offThePool { self.blockingWaitForExit(timeout: timeout) }) ?? false
+    }
+
+    /// Runs blocking work on a new thread and resumes the caller when it is done.
+    private static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private func blockingWaitForExit(timeout: Duration) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while process.isRunning {

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Testing
 import TetherDevProvider
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct GoogleCalendarTests {
     private let events = "/calendar/v3/calendars/primary/events"
 

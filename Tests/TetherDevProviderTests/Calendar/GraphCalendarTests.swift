@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Testing
 import TetherDevProvider
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct GraphCalendarTests {
     /// Three weeks from the seeded epoch.
     private let window = [("startDateTime", "2027-01-11T00:00:00Z"), ("endDateTime", "2027-02-01T00:00:00Z")]

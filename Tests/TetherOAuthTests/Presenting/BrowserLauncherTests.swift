@@ -8,7 +8,7 @@ import TetherTestSupport
 extension Presenting {
     /// Serialized: a script being written by one test while another forks leaks its write descriptor into the
     /// child until that child execs, and running the script then fails with ETXTBSY ("text file busy").
-    @Suite(.serialized, .timeLimit(.minutes(1)))
+    @Suite(.serialized, .timeLimit(.minutes(3)))
     struct BrowserLauncherTests {
         private static let url = URL(string: "https://issuer.example/authorize?client_id=app&state=s1")!
 

@@ -13,7 +13,7 @@ import Darwin
 #endif
 
 extension Presenting {
-    @Suite(.timeLimit(.minutes(1)))
+    @Suite(.timeLimit(.minutes(3)))
     struct LoopbackPresenterTests {
         private static let authorizationURL = URL(string: "https://issuer.example/authorize?client_id=app&state=s1")!
 

@@ -6,7 +6,7 @@ import TetherTesting
 
 /// Several real processes share one vault and one strict issuer (rotation + reuse detection, state in a file).
 struct CrossProcessRefreshTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func processesSharingAVaultNeverReuseARotatedRefreshToken() async throws {
         let fixture = VaultFixture()
         defer { fixture.remove() }
@@ -29,7 +29,7 @@ struct CrossProcessRefreshTests {
         }
         defer { for probe in probes { probe.kill() } }
         for probe in probes {
-            #expect(probe.waitForExit(timeout: .seconds(30)))
+            #expect(await probe.waitForExit(timeout: .seconds(30)))
             #expect(probe.process.terminationReason == .exit)
             #expect(probe.process.terminationStatus == 0, "a process ended without a token the issuer accepts")
         }
