@@ -174,7 +174,14 @@ enum FuzzTarget: String, CaseIterable, Sendable {
                 mode & 1 == 0
                 ? rest : try VaultRecordFormat.seal(plaintext: rest, id: vaultID, key: vaultKey)
             let connection = try VaultRecordFormat.open(file, id: vaultID, key: vaultKey)
-            SecretCheck.check(["\(connection)", "\(connection.tokens)"], target: "vault", what: "the record")
+            // Scopes, the token type, the account and the metadata are not secrets and are shown as they are: the
+            // check applies when the marker reached none of them.
+            let shown =
+                (connection.tokens.scopes ?? []).joined(separator: " ") + connection.tokens.tokenType
+                + "\(connection.account)" + "\(connection.metadata)"
+            if !shown.contains(SecretCheck.marker) {
+                SecretCheck.check(["\(connection)", "\(connection.tokens)"], target: "vault", what: "the record")
+            }
         } catch {
             // Record contents are secrets wherever they sit: no error quotes them.
             SecretCheck.check(error, target: "vault")
