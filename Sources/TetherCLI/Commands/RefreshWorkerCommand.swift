@@ -108,18 +108,8 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
 }
 
 /// The vault seen by a refresh worker: the lease is the one it inherited, already held, and released by its exit.
-struct InheritedLeaseStore: CredentialStore {
+struct InheritedLeaseStore: ForwardingStore {
     let base: any CredentialStore
-
-    func read(_ id: ConnectionID) async throws -> Connection? { try await base.read(id) }
-
-    func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
-        try await base.write(connection, expecting: precondition)
-    }
-
-    func delete(_ id: ConnectionID) async throws { try await base.delete(id) }
-
-    func list() async throws -> [ConnectionID] { try await base.list() }
 
     func acquireRefreshLease(for id: ConnectionID, timeout: Duration) async throws -> any RefreshLease {
         Held()

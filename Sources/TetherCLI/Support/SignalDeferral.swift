@@ -84,18 +84,8 @@ final class SignalDeferral: Sendable {
 }
 
 /// A store whose refresh leases hold ``SignalDeferral`` back while they are held.
-struct SignalDeferringStore: CredentialStore {
+struct SignalDeferringStore: ForwardingStore {
     let base: any CredentialStore
-
-    func read(_ id: ConnectionID) async throws -> Connection? { try await base.read(id) }
-
-    func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
-        try await base.write(connection, expecting: precondition)
-    }
-
-    func delete(_ id: ConnectionID) async throws { try await base.delete(id) }
-
-    func list() async throws -> [ConnectionID] { try await base.list() }
 
     func acquireRefreshLease(for id: ConnectionID, timeout: Duration) async throws -> any RefreshLease {
         let lease = try await base.acquireRefreshLease(for: id, timeout: timeout)

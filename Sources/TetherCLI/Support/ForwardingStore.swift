@@ -1,0 +1,19 @@
+import Tether
+
+/// A store that changes only how refresh leases are taken and forwards everything else to `base`.
+protocol ForwardingStore: CredentialStore {
+    /// The store records are read from and written to.
+    var base: any CredentialStore { get }
+}
+
+extension ForwardingStore {
+    func read(_ id: ConnectionID) async throws -> Connection? { try await base.read(id) }
+
+    func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
+        try await base.write(connection, expecting: precondition)
+    }
+
+    func delete(_ id: ConnectionID) async throws { try await base.delete(id) }
+
+    func list() async throws -> [ConnectionID] { try await base.list() }
+}
