@@ -176,6 +176,7 @@ let package = Package(
                 "TetherOAuth",
                 "TetherJWT",
                 "TetherURLSession",
+                "TetherAsyncHTTPClient",
                 "TetherDevProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .httpTypes,

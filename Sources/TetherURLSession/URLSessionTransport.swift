@@ -12,6 +12,12 @@ import FoundationNetworking
 /// Redirects are never followed: the transport's session delegate declines each one, and the caller sees the
 /// 3xx response. (On Linux a per-task delegate's redirect decision is ignored by FoundationNetworking; only a
 /// session-level delegate stops a redirect, which is why the transport owns its session.)
+///
+/// On Linux, FoundationNetworking keeps about half a core busy while a request waits for its answer (measured with
+/// Swift 6.3.1: 2.2–3.2 s of CPU time for one request that a loopback server answered after 5 s, with `data(for:)`
+/// and with a completion handler alike). For servers and command-line tools on Linux, where many requests or
+/// processes may wait at once, prefer `AsyncHTTPClientTransport` (product `TetherAsyncHTTPClient`), as `tether`
+/// does.
 public final class URLSessionTransport: HTTPTransport {
     /// How the transport behaves: timeout and response size limit.
     public typealias Configuration = HTTPTransportConfiguration

@@ -18,13 +18,7 @@ import Darwin
 /// while the provider holds the refresh request (a latency fault), waits until the provider has rotated the token
 /// and answered, and only then sends the signal. A refresh run inside the stopped process would never see the
 /// answer.
-@Suite(
-    .timeLimit(.minutes(3)),
-    .enabled(
-        if: ProcessInfo.processInfo.environment["TETHER_PROCESS_TESTS"] == "1",
-        "Set TETHER_PROCESS_TESTS=1; these suites start many `tether` processes and run after the suite (see README)"
-    )
-)
+@Suite(.timeLimit(.minutes(3)))
 struct InterruptedRefreshTests {
     @Test func sigtermDuringARefreshEndsTheProcessOnlyAfterTheWrite() async throws {
         let (cli, before) = try await Self.signedInWithAStaleToken()
@@ -171,15 +165,21 @@ struct InterruptedRefreshTests {
     static func expectTheGrantSurvived(_ cli: CLI) async throws {
         #expect(await cli.provider.admin.counters()[.refreshes] == 1)
         await cli.provider.admin.setLatency(.zero, for: .token)
-        let next = try await cli.run(["token"])
-        #expect(next.status == 0, "the next `tether token` failed: \(next.stderr)")
+        // On a loaded machine the printed token (4-second lifetime) may expire before the provider sees it; the
+        // next `tether token` then refreshes with the rotated refresh token. A lost grant fails every attempt.
+        var accepted = false
+        for _ in 0..<3 where !accepted {
+            let next = try await cli.run(["token"])
+            #expect(next.status == 0, "the next `tether token` failed: \(next.stderr)")
+            guard next.status == 0 else { break }
+            var request = HTTPRequest(method: .get, url: cli.provider.url("/userinfo"))
+            request.headerFields[.authorization] = "Bearer \(next.trimmedOutput)"
+            accepted = try await URLSessionTransport().send(request, body: nil).0.status.code == 200
+        }
+        #expect(accepted, "the provider refused every token `tether token` printed")
         let counters = await cli.provider.admin.counters()
         #expect(counters[.reuseDetections] == 0)
         #expect(counters[.refreshFailures] == 0)
-        var request = HTTPRequest(method: .get, url: cli.provider.url("/userinfo"))
-        request.headerFields[.authorization] = "Bearer \(next.trimmedOutput)"
-        let (response, _) = try await URLSessionTransport().send(request, body: nil)
-        #expect(response.status.code == 200)
     }
 
     static func vault(_ cli: CLI) throws -> VaultStore {

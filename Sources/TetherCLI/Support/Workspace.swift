@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Tether
+import TetherAsyncHTTPClient
 import TetherJWT
 import TetherOAuth
 import TetherURLSession
@@ -22,7 +23,7 @@ struct Workspace: Sendable {
     let store: VaultStore
     let profiles: ProfileFile
     let statusFile: StatusFile
-    let transport: URLSessionTransport
+    let transport: any HTTPTransport
     let logger: Logger
     let terminal: Terminal
 
@@ -40,8 +41,26 @@ struct Workspace: Sendable {
         }
         profiles = ProfileFile(home: home, store: store)
         statusFile = StatusFile(home: home)
-        transport = URLSessionTransport()
+        transport = Workspace.transport(environment: environment)
     }
+
+    /// The transport for every request `tether` sends.
+    ///
+    /// AsyncHTTPClient, unless the environment names a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, in either
+    /// case), which only Foundation's URLSession (through libcurl) honours. On Linux, Foundation's URLSession keeps
+    /// a core about half busy while it waits for an answer (measured: 2.2–3.2 s of CPU for one request answered
+    /// after 5 s), so eight `tether` processes waiting on a slow provider would saturate a small machine. See
+    /// docs/decisions.md §28.
+    static func transport(environment: [String: String]) -> any HTTPTransport {
+        let proxied = ["https_proxy", "http_proxy", "all_proxy"].contains { name in
+            !(environment[name] ?? environment[name.uppercased()] ?? "").isEmpty
+        }
+        return proxied ? URLSessionTransport() : sharedAsyncTransport
+    }
+
+    /// One AsyncHTTPClient for the process. A static is never deinitialised, so the client needs no shutdown
+    /// before the process exits.
+    private static let sharedAsyncTransport = AsyncHTTPClientTransport()
 
     static func logger(verbose: Bool) -> Logger {
         guard verbose else { return Logger(label: "tether", factory: { _ in SwiftLogNoOpLogHandler() }) }
