@@ -48,7 +48,9 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
         SignalDeferral.shared.enter()
         let outcome = await refresh()
         if let line = try? JSONEncoder().encode(outcome) {
-            FileHandle.standardOutput.write(line + Data("\n".utf8))
+            // The caller may be gone (killed while the worker refreshed): the write then fails with EPIPE, which
+            // must not crash the worker. A crash would keep the lease until the runtime's backtrace is written.
+            try? FileHandle.standardOutput.write(contentsOf: line + Data("\n".utf8))
         }
         SignalDeferral.shared.leave()
         if outcome.outcome != WorkerOutcome.stored.outcome { throw ExitCode(ExitStatus.failure.rawValue) }

@@ -26,17 +26,20 @@ struct Terminal: Sendable {
 
     /// Writes a line (or raw text when `newline` is false) to standard output.
     func out(_ text: String, newline: Bool = true) {
-        FileHandle.standardOutput.write(Data((newline ? text + "\n" : text).utf8))
+        out(Data((newline ? text + "\n" : text).utf8))
     }
 
     /// Writes a line to standard error.
     func err(_ text: String, newline: Bool = true) {
-        FileHandle.standardError.write(Data((newline ? text + "\n" : text).utf8))
+        // A closed standard error is no reason to crash; `FileHandle.write(_:)` would (`try!` inside).
+        try? FileHandle.standardError.write(contentsOf: Data((newline ? text + "\n" : text).utf8))
     }
 
-    /// Writes raw bytes to standard output.
+    /// Writes raw bytes to standard output. When the reader is gone (`tether token | head -c 10`), `SIGPIPE` ends
+    /// the process as it ends any Unix tool; where `SIGPIPE` is ignored, the failed write is dropped instead of
+    /// crashing the process (`FileHandle.write(_:)` would).
     func out(_ data: Data) {
-        FileHandle.standardOutput.write(data)
+        try? FileHandle.standardOutput.write(contentsOf: data)
     }
 }
 
