@@ -126,6 +126,24 @@ struct CalendarAdminTests {
         }
     }
 
+    @Test(arguments: [
+        ("/admin/calendar/generate", #"{"username": "ada", "count": 1, "start": "tomorrow"}"#, "start"),
+        ("/admin/calendar/reset", #"{"epoch": "2026-03-02"}"#, "epoch"),
+    ])
+    func instantsThatAreNotRFC3339AreRefusedByName(path: String, json: String, field: String) async throws {
+        let (provider, _) = makeProvider()
+        try await provider.application().test(.router) { client in
+            let response = try await client.adminRequest(
+                path,
+                method: .post,
+                json: json,
+                adminKey: provider.configuration.adminKey
+            )
+            #expect(response.status == .badRequest)
+            #expect(try response.json()["error_description"] as? String == "\(field) must be an RFC 3339 instant.")
+        }
+    }
+
     @Test func everySeededUserHasFlightsAmongTheirEvents() async throws {
         let (provider, _) = makeProvider()
         try await provider.application().test(.router) { client in
