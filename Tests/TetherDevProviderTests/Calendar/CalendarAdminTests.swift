@@ -27,9 +27,7 @@ struct CalendarAdminTests {
     }
 
     @Test func eventsAreAddedChangedAndDeletedOverHTTP() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             let added = try await client.adminRequest(
                 "/admin/calendar/events",
                 method: .post,
@@ -96,9 +94,7 @@ struct CalendarAdminTests {
     }
 
     @Test func generateAndResetOverHTTP() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             let generated = try await client.adminRequest(
                 "/admin/calendar/generate",
                 method: .post,
