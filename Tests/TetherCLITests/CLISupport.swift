@@ -223,3 +223,14 @@ struct CLI: Sendable {
         return try #require(rows)
     }
 }
+
+extension Trait where Self == ConditionTrait {
+    /// Suites that start many `tether` processes: they run only with `TETHER_PROCESS_TESTS=1`, after the rest of the
+    /// suite.
+    static var processTests: Self {
+        .enabled(
+            if: ProcessInfo.processInfo.environment["TETHER_PROCESS_TESTS"] == "1",
+            "Set TETHER_PROCESS_TESTS=1; these suites start many `tether` processes and run after the suite (see README)"
+        )
+    }
+}

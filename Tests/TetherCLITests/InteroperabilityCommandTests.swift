@@ -7,13 +7,7 @@ import TetherTestSupport
 /// `tether` against a development provider that behaves like other servers (django-oauth-toolkit): identity it
 /// cannot get, endpoints only its RFC 8414 document lists, a client held to one authentication method, a browser
 /// command that fails.
-@Suite(
-    .timeLimit(.minutes(3)),
-    .enabled(
-        if: ProcessInfo.processInfo.environment["TETHER_PROCESS_TESTS"] == "1",
-        "Set TETHER_PROCESS_TESTS=1; these suites start many `tether` processes and run after the suite (see README)"
-    )
-)
+@Suite(.timeLimit(.minutes(3)), .processTests)
 struct InteroperabilityCommandTests {
     static let secret = "conformance-secret"
 

@@ -18,13 +18,7 @@ import Darwin
 /// while the provider holds the refresh request (a latency fault), waits until the provider has rotated the token
 /// and answered, and only then sends the signal. A refresh run inside the stopped process would never see the
 /// answer.
-@Suite(
-    .timeLimit(.minutes(3)),
-    .enabled(
-        if: ProcessInfo.processInfo.environment["TETHER_PROCESS_TESTS"] == "1",
-        "Set TETHER_PROCESS_TESTS=1; these suites start many `tether` processes and run after the suite (see README)"
-    )
-)
+@Suite(.timeLimit(.minutes(3)), .processTests)
 struct InterruptedRefreshTests {
     @Test func sigtermDuringARefreshEndsTheProcessOnlyAfterTheWrite() async throws {
         let (cli, before) = try await Self.signedInWithAStaleToken()

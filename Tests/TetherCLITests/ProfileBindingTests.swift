@@ -4,13 +4,7 @@ import TetherDevProvider
 
 /// connections.json is bound to the vault key: someone who can write `TETHER_HOME` but does not have the key cannot
 /// redirect a connection's endpoints, nor pass a profile off as one from before profiles were bound.
-@Suite(
-    .timeLimit(.minutes(3)),
-    .enabled(
-        if: ProcessInfo.processInfo.environment["TETHER_PROCESS_TESTS"] == "1",
-        "Set TETHER_PROCESS_TESTS=1; these suites start many `tether` processes and run after the suite (see README)"
-    )
-)
+@Suite(.timeLimit(.minutes(3)), .processTests)
 struct ProfileBindingTests {
     @Test func aProfileWhoseTokenEndpointWasChangedIsRefusedAndNoRefreshTokenLeaves() async throws {
         let cli = try await CLI.start(DevProvider.Configuration(accessTokenLifetime: .seconds(2)))

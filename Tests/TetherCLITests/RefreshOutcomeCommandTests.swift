@@ -3,13 +3,7 @@ import Testing
 import TetherDevProvider
 
 /// What `tether token` and `tether status` say when the provider rotated the refresh token and its answer was lost.
-@Suite(
-    .timeLimit(.minutes(2)),
-    .enabled(
-        if: ProcessInfo.processInfo.environment["TETHER_PROCESS_TESTS"] == "1",
-        "Set TETHER_PROCESS_TESTS=1; these suites start many `tether` processes and run after the suite (see README)"
-    )
-)
+@Suite(.timeLimit(.minutes(2)), .processTests)
 struct RefreshOutcomeCommandTests {
     static let lostAnswer = "may have rotated the refresh token but its answer was lost"
 
