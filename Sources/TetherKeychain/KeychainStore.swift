@@ -139,15 +139,7 @@ public final class KeychainStore: CredentialStore {
                 )
             }
             let written = connection.withVersion((stored?.version ?? 0) + 1)
-            let data: Data
-            do {
-                data = try ConnectionCodec.encode(written)
-            } catch {
-                throw CredentialStoreError.io.with(
-                    message: "The record of \(connection.id) could not be encoded",
-                    cause: error
-                )
-            }
+            let data = try ConnectionCodec.encodeForStore(written)
             try put(
                 kind,
                 account: account,

@@ -22,42 +22,40 @@ extension PostgresStore {
     /// Takes the lease when no one holds it or its holder's expiry has passed, by the database's clock, so that
     /// the machines' clocks need not agree. One statement: concurrent takers are ordered by the row lock.
     private func tryTake(id: ConnectionID, holder: String) async throws -> Bool {
-        let tenant = self.tenant
-        let client = self.client
-        let logger = self.logger
         let seconds = Self.seconds(configuration.leaseDuration)
-        return try await perform("take the refresh lease of \(id)") {
-            let rows = try await client.query(
-                """
-                INSERT INTO tether_refresh_leases (tenant, connection_id, holder, expires_at)
-                VALUES (\(tenant), \(id.rawValue), \(holder), now() + \(seconds) * interval '1 second')
-                ON CONFLICT (tenant, connection_id) DO UPDATE
-                    SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-                    WHERE tether_refresh_leases.expires_at < now()
-                RETURNING holder
-                """,
-                logger: logger
-            )
-            for try await _ in rows { return true }
-            return false
-        }
+        return try await returnsARow(
+            "take the refresh lease of \(id)",
+            """
+            INSERT INTO tether_refresh_leases (tenant, connection_id, holder, expires_at)
+            VALUES (\(tenant), \(id.rawValue), \(holder), now() + \(seconds) * interval '1 second')
+            ON CONFLICT (tenant, connection_id) DO UPDATE
+                SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+                WHERE tether_refresh_leases.expires_at < now()
+            RETURNING holder
+            """
+        )
     }
 
     /// Pushes the lease's expiry forward; `false` when the lease is no longer this holder's.
     func renew(id: ConnectionID, holder: String) async throws -> Bool {
-        let tenant = self.tenant
+        let seconds = Self.seconds(configuration.leaseDuration)
+        return try await returnsARow(
+            "renew the refresh lease of \(id)",
+            """
+            UPDATE tether_refresh_leases SET expires_at = now() + \(seconds) * interval '1 second'
+            WHERE tenant = \(tenant) AND connection_id = \(id.rawValue) AND holder = \(holder)
+            RETURNING holder
+            """
+        )
+    }
+
+    /// Runs a lease statement that ends in `RETURNING holder`: `true` when it returned a row, that is when the
+    /// statement left the lease with the holder it named.
+    private func returnsARow(_ operation: String, _ query: PostgresQuery) async throws -> Bool {
         let client = self.client
         let logger = self.logger
-        let seconds = Self.seconds(configuration.leaseDuration)
-        return try await perform("renew the refresh lease of \(id)") {
-            let rows = try await client.query(
-                """
-                UPDATE tether_refresh_leases SET expires_at = now() + \(seconds) * interval '1 second'
-                WHERE tenant = \(tenant) AND connection_id = \(id.rawValue) AND holder = \(holder)
-                RETURNING holder
-                """,
-                logger: logger
-            )
+        return try await perform(operation) {
+            let rows = try await client.query(query, logger: logger)
             for try await _ in rows { return true }
             return false
         }

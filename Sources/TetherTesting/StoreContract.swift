@@ -252,32 +252,35 @@ public struct StoreContract: Sendable {
         _ what: String,
         _ operation: @autoclosure () async throws -> Connection
     ) async throws {
-        do {
-            let result = try await operation()
-            throw Violation(description: "\(what) did not throw versionConflict; it returned version \(result.version)")
-        } catch let error as CredentialStoreError where error == .versionConflict {
-            return
-        } catch let violation as Violation {
-            throw violation
-        } catch {
-            throw Violation(description: "\(what) threw \(error) instead of versionConflict")
-        }
+        try await expect(.versionConflict, what, operation) { "returned version \($0.version)" }
     }
 
     private func expectLeaseTimeout(
         _ what: String,
         _ operation: @autoclosure () async throws -> any RefreshLease
     ) async throws {
-        do {
-            let lease = try await operation()
+        try await expect(.leaseTimeout, what, operation) { lease in
             await lease.release()
-            throw Violation(description: "\(what) was granted; expected leaseTimeout")
-        } catch let error as CredentialStoreError where error == .leaseTimeout {
+            return "was granted"
+        }
+    }
+
+    /// Requires `operation` to throw `expected`; `outcome` releases and describes what it returned instead.
+    private func expect<Value>(
+        _ expected: CredentialStoreError,
+        _ what: String,
+        _ operation: () async throws -> Value,
+        outcome: (Value) async -> String
+    ) async throws {
+        do {
+            let result = try await operation()
+            throw Violation(description: "\(what) \(await outcome(result)); expected \(expected.details.code)")
+        } catch let error as CredentialStoreError where error == expected {
             return
         } catch let violation as Violation {
             throw violation
         } catch {
-            throw Violation(description: "\(what) threw \(error) instead of leaseTimeout")
+            throw Violation(description: "\(what) threw \(error) instead of \(expected.details.code)")
         }
     }
 }

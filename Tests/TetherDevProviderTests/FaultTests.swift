@@ -100,6 +100,18 @@ struct FaultTests {
         }
     }
 
+    @Test(arguments: ["/admin/users/disable", "/admin/users/enable"])
+    func disablingOrEnablingWithoutAUsernameIsInvalidRequest(_ path: String) async throws {
+        let (provider, _) = makeProvider()
+        try await provider.application().test(.router) { client in
+            let response = try await client.admin(path, adminKey: provider.configuration.adminKey)
+            #expect(response.status == .badRequest)
+            let json = try response.json()
+            #expect(json["error"] as? String == "invalid_request")
+            #expect(json["error_description"] as? String == "username")
+        }
+    }
+
     @Test func adminCanDisableUsersAndRevokeTheirGrants() async throws {
         let (provider, _) = makeProvider()
         try await provider.application().test(.router) { client in

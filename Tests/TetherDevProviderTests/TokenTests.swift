@@ -29,26 +29,15 @@ struct TokenTests {
         }
     }
 
-    @Test func wrongVerifierIsInvalidGrant() async throws {
+    /// A wrong verifier is invalid_grant, a missing one invalid_request.
+    @Test(arguments: [(Fixture.wrongVerifier, "invalid_grant"), (nil, "invalid_request")] as [(String?, String)])
+    func aWrongOrMissingVerifierIsRefused(verifier: String?, error: String) async throws {
         let (provider, _) = makeProvider()
         try await provider.application().test(.router) { client in
             let result = try await client.authorize()
-            let response = try await client.exchange(
-                code: try #require(result.query["code"]),
-                verifier: Fixture.wrongVerifier
-            )
+            let response = try await client.exchange(code: try #require(result.query["code"]), verifier: verifier)
             #expect(response.status == .badRequest)
-            #expect(try response.json()["error"] as? String == "invalid_grant")
-        }
-    }
-
-    @Test func missingVerifierIsInvalidRequest() async throws {
-        let (provider, _) = makeProvider()
-        try await provider.application().test(.router) { client in
-            let result = try await client.authorize()
-            let response = try await client.exchange(code: try #require(result.query["code"]), verifier: nil)
-            #expect(response.status == .badRequest)
-            #expect(try response.json()["error"] as? String == "invalid_request")
+            #expect(try response.json()["error"] as? String == error)
         }
     }
 

@@ -34,11 +34,18 @@ struct RefreshOutcomeTests {
         /// endpoint, advancing the clock past the session's backoff.
         func refreshLosingTheFirstAnswer() async throws -> AccessToken {
             await harness.running.admin.dropNextAnswers(1, from: .token)
+            let call = await callAfterExpiry()
+            harness.clock.advance(by: .seconds(1))
+            return try await call.value
+        }
+
+        /// Lets the token expire and asks for one; returns once the session sleeps in its backoff after the first
+        /// attempt failed.
+        func callAfterExpiry() async -> Task<AccessToken, any Error> {
             harness.clock.advance(by: .seconds(3600))
             let call = Task { try await session.validAccessToken() }
             #expect(await harness.clock.waitForSleepers(1))
-            harness.clock.advance(by: .seconds(1))
-            return try await call.value
+            return call
         }
     }
 
@@ -96,9 +103,7 @@ struct RefreshOutcomeTests {
         // A 429 was never processed: the invalid_grant that follows is the provider's word, not a lost answer.
         await signedIn.harness.running.admin.rateLimitNext(1, requestsTo: .token, retryAfterSeconds: 1)
         await signedIn.harness.running.admin.revokeAllGrants()
-        signedIn.harness.clock.advance(by: .seconds(3600))
-        let call = Task { try await signedIn.session.validAccessToken() }
-        #expect(await signedIn.harness.clock.waitForSleepers(1))
+        let call = await signedIn.callAfterExpiry()
         signedIn.harness.clock.advance(by: .seconds(1))
         do {
             _ = try await call.value
@@ -115,9 +120,7 @@ struct RefreshOutcomeTests {
         let signedIn = try await SignedIn.make(gracePeriod: .zero)
         defer { Task { await signedIn.harness.stop() } }
         await signedIn.harness.running.admin.failNext(1, requestsTo: .token, status: 500)
-        signedIn.harness.clock.advance(by: .seconds(3600))
-        let call = Task { try await signedIn.session.validAccessToken() }
-        #expect(await signedIn.harness.clock.waitForSleepers(1))
+        let call = await signedIn.callAfterExpiry()
         guard case .offline(_, _, let error) = await signedIn.session.status else {
             Issue.record("expected offline during the backoff")
             return

@@ -12,53 +12,37 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct KeychainLeaseProcessTests {
     @Test func aWaiterInAnotherProcessIsGrantedOnlyAfterTheHolderReleases() async throws {
-        let folder = makeLeaseFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let holder = try ProbeProcess.launch(["hold-keychain-lease", folder.path, service, "google"])
-        defer { holder.kill() }
-        try #require(try await holder.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
+        try await withLeaseHeldByAnotherProcess { holder, store in
+            // Another connection's lease is a file of its own.
+            let other = try await store.acquireRefreshLease(for: "outlook", timeout: .seconds(5))
+            await other.release()
 
-        let store = try makeSharedStore(folder)
-        await #expect(throws: CredentialStoreError.leaseTimeout) {
-            try await store.acquireRefreshLease(for: "google", timeout: .milliseconds(50))
+            let releaseAsked = LockedState(false)
+            let waiter = Task {
+                let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(30))
+                let askedFirst = releaseAsked.withLock { $0 }
+                await lease.release()
+                return askedFirst
+            }
+            // Give the waiter time to start polling the held lock; nothing below depends on how long it takes.
+            try await Task.sleep(for: .milliseconds(300))
+            releaseAsked.withLock { $0 = true }
+            holder.closeInput()
+            #expect(try await waiter.value, "the waiter was granted the lease while the other process held it")
+            #expect(try await holder.waitForLine("released", timeout: .seconds(10)))
+            #expect(await holder.waitForExit(timeout: .seconds(10)))
+            #expect(holder.process.terminationStatus == 0)
         }
-        // Another connection's lease is a file of its own.
-        let other = try await store.acquireRefreshLease(for: "outlook", timeout: .seconds(5))
-        await other.release()
-
-        let releaseAsked = LockedState(false)
-        let waiter = Task {
-            let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(30))
-            let askedFirst = releaseAsked.withLock { $0 }
-            await lease.release()
-            return askedFirst
-        }
-        // Give the waiter time to start polling the held lock; nothing below depends on how long it takes.
-        try await Task.sleep(for: .milliseconds(300))
-        releaseAsked.withLock { $0 = true }
-        holder.closeInput()
-        #expect(try await waiter.value, "the waiter was granted the lease while the other process held it")
-        #expect(try await holder.waitForLine("released", timeout: .seconds(10)))
-        #expect(await holder.waitForExit(timeout: .seconds(10)))
-        #expect(holder.process.terminationStatus == 0)
     }
 
     @Test func theLeaseOfACrashedHolderIsReleasedByTheSystem() async throws {
-        let folder = makeLeaseFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let holder = try ProbeProcess.launch(["hold-keychain-lease", folder.path, service, "google"])
-        defer { holder.kill() }
-        try #require(try await holder.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
-
-        let store = try makeSharedStore(folder)
-        await #expect(throws: CredentialStoreError.leaseTimeout) {
-            try await store.acquireRefreshLease(for: "google", timeout: .milliseconds(50))
+        try await withLeaseHeldByAnotherProcess { holder, store in
+            holder.kill()
+            #expect(await holder.waitForExit(timeout: .seconds(10)))
+            #expect(holder.process.terminationReason == .uncaughtSignal)
+            let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(10))
+            await lease.release()
         }
-        holder.kill()
-        #expect(await holder.waitForExit(timeout: .seconds(10)))
-        #expect(holder.process.terminationReason == .uncaughtSignal)
-        let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(10))
-        await lease.release()
     }
 
     @Test func anAccessGroupWithoutAnAppGroupContainerNeedsTheLeaseFolderNamed() async throws {
@@ -95,6 +79,24 @@ struct KeychainLeaseProcessTests {
 
     private func makeSharedStore(_ folder: URL) throws -> KeychainStore {
         try makeStore(accessGroup: sharedGroup, leaseSharing: .directory(folder))
+    }
+
+    /// Runs `body` while a probe process holds the lease of connection "google" in a fresh lease folder, with a
+    /// store of this process on that folder that has just failed to take the same lease.
+    private func withLeaseHeldByAnotherProcess(
+        _ body: (ProbeProcess, KeychainStore) async throws -> Void
+    ) async throws {
+        let folder = makeLeaseFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let holder = try ProbeProcess.launch(["hold-keychain-lease", folder.path, service, "google"])
+        defer { holder.kill() }
+        try #require(try await holder.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
+
+        let store = try makeSharedStore(folder)
+        await #expect(throws: CredentialStoreError.leaseTimeout) {
+            try await store.acquireRefreshLease(for: "google", timeout: .milliseconds(50))
+        }
+        try await body(holder, store)
     }
 }
 #endif

@@ -72,4 +72,16 @@ public enum ConnectionCodec {
         decoder.dateDecodingStrategy = .deferredToDate
         return try decoder.decode(Connection.self, from: data)
     }
+
+    /// ``encode(_:)`` for a store's write: a failure is ``CredentialStoreError/io``, naming the record.
+    package static func encodeForStore(_ connection: Connection) throws -> Data {
+        do {
+            return try encode(connection)
+        } catch {
+            throw CredentialStoreError.io.with(
+                message: "The record of \(connection.id) could not be encoded",
+                cause: error
+            )
+        }
+    }
 }

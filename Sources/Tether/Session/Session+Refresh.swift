@@ -208,13 +208,7 @@ extension Session {
     func refreshUnderLease(rejecting rejected: AccessToken?, lease: any RefreshLease) async throws -> Connection {
         await retryUnsavedWrite(holdingLease: true)
         // Another process (or session) may have refreshed while we waited for the lease: re-read.
-        let stored: Connection?
-        do {
-            stored = try await store.read(id)
-        } catch let error as CredentialStoreError {
-            throw storageFailure(error)
-        }
-        guard let stored else {
+        guard let stored = try await readRecord() else {
             adopt(nil)
             throw notConnectedError()
         }
@@ -336,13 +330,7 @@ extension Session {
 
     /// The record a ``DelegatedRefresher``'s worker stored; it must hold other tokens than `stored`.
     func storedByWorker(replacing stored: Connection) async throws -> Connection {
-        let newer: Connection?
-        do {
-            newer = try await store.read(id)
-        } catch let error as CredentialStoreError {
-            throw storageFailure(error)
-        }
-        guard let newer else {
+        guard let newer = try await readRecord() else {
             adopt(nil)
             throw SessionError.notConnected
         }
@@ -476,6 +464,15 @@ extension Session {
             if case .unsavedTokens = lastFailure { lastFailure = nil }
         }
         publishStatus()
+    }
+
+    /// Reads this connection's record from the store; a store failure becomes the session error for it.
+    func readRecord() async throws -> Connection? {
+        do {
+            return try await store.read(id)
+        } catch let error as CredentialStoreError {
+            throw storageFailure(error)
+        }
     }
 
     func storageFailure(_ error: CredentialStoreError) -> SessionError {

@@ -333,13 +333,8 @@ public actor Session {
     ) async throws
         -> Connection
     {
-        let existing: Connection?
-        do {
-            existing = try await store.read(id)
-        } catch let error as CredentialStoreError {
-            // A damaged record is not overwritten silently: the caller signs out (deletes) first.
-            throw storageFailure(error)
-        }
+        // A damaged record is not overwritten silently: the caller signs out (deletes) first.
+        let existing = try await readRecord()
         let sameAccount =
             existing.map { $0.account.providerID == account.providerID && $0.account.subject == account.subject }
             ?? false
@@ -369,13 +364,7 @@ public actor Session {
     @discardableResult
     public func updateMetadata(_ change: @Sendable (inout [String: String]) -> Void) async throws -> Connection {
         for _ in 0..<5 {
-            let current: Connection?
-            do {
-                current = try await store.read(id)
-            } catch let error as CredentialStoreError {
-                throw storageFailure(error)
-            }
-            guard var next = current else { throw SessionError.notConnected }
+            guard var next = try await readRecord() else { throw SessionError.notConnected }
             change(&next.metadata)
             do {
                 let written = try await store.write(next, expecting: .version(next.version))

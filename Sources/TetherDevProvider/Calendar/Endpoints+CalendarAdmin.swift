@@ -88,6 +88,15 @@ extension Endpoints {
         OAuthErrorResponse(status: status, body: ["error": "invalid_request", "error_description": .string(message)])
     }
 
+    /// An optional RFC 3339 instant of an admin body; other text is an admin failure naming the field.
+    private static func instant(_ text: String?, field: String) throws -> Date? {
+        guard let text else { return nil }
+        guard let instant = CalendarTime.parse(text) else {
+            throw adminFailure("\(field) must be an RFC 3339 instant.")
+        }
+        return instant
+    }
+
     func registerCalendarAdmin(on admin: RouterGroup<DevRequestContext>, api: DevProvider.Admin) {
         admin.get("calendar") { _, _ in
             let store = await self.state.calendarStore
@@ -189,13 +198,7 @@ extension Endpoints {
         }
         admin.post("calendar/generate") { request, _ in
             let body = try await self.jsonBody(AdminGenerate.self, from: request)
-            var start: Date?
-            if let text = body.start {
-                guard let instant = CalendarTime.parse(text) else {
-                    throw Self.adminFailure("start must be an RFC 3339 instant.")
-                }
-                start = instant
-            }
+            let start = try Self.instant(body.start, field: "start")
             do {
                 let count = try await api.generateCalendarEvents(
                     body.count,
@@ -216,13 +219,7 @@ extension Endpoints {
         }
         admin.post("calendar/reset") { request, _ in
             let body = try await self.jsonBody(AdminEpoch.self, from: request)
-            var epoch: Date?
-            if let text = body.epoch {
-                guard let instant = CalendarTime.parse(text) else {
-                    throw Self.adminFailure("epoch must be an RFC 3339 instant.")
-                }
-                epoch = instant
-            }
+            let epoch = try Self.instant(body.epoch, field: "epoch")
             await api.resetCalendars(epoch: epoch)
             return HTTPResponses.json(["epoch": .string(CalendarTime.utcSeconds(await api.calendarEpoch()))])
         }

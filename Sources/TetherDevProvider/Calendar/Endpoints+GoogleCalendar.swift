@@ -217,6 +217,14 @@ extension Endpoints {
             if let max = window.max, start >= max { return false }
             return true
         }
+        func item(_ instance: EventInstance, of stored: StoredEvent) -> GoogleItem {
+            GoogleItem(
+                start: instance.startInstant,
+                updated: stored.updated,
+                id: instance.id,
+                json: self.googleEvent(instance, calendar: calendar, caller: caller)
+            )
+        }
         var items: [GoogleItem] = []
         for stored in store.storedEvents(in: calendar) {
             if let since, stored.sequence <= since { continue }
@@ -224,14 +232,7 @@ extension Endpoints {
             if singleEvents || stored.event.recurrence == nil {
                 for instance in instances where showDeleted || !instance.isCancelled {
                     guard inWindow(instance.startInstant, instance.endInstant) else { continue }
-                    items.append(
-                        GoogleItem(
-                            start: instance.startInstant,
-                            updated: stored.updated,
-                            id: instance.id,
-                            json: self.googleEvent(instance, calendar: calendar, caller: caller)
-                        )
-                    )
+                    items.append(item(instance, of: stored))
                 }
                 continue
             }
@@ -248,14 +249,7 @@ extension Endpoints {
                 )
             )
             for instance in instances where instance.isException && !stored.isDeleted {
-                items.append(
-                    GoogleItem(
-                        start: instance.startInstant,
-                        updated: stored.updated,
-                        id: instance.id,
-                        json: self.googleEvent(instance, calendar: calendar, caller: caller)
-                    )
-                )
+                items.append(item(instance, of: stored))
             }
         }
         if orderBy == "updated" {

@@ -75,6 +75,17 @@ extension Endpoints {
         let username: String?
     }
 
+    /// The `username` of an admin request's JSON body; a body without one is `invalid_request`.
+    private func requiredUsername(_ request: Request) async throws -> String {
+        guard let username = try await jsonBody(UserRequest.self, from: request).username else {
+            throw OAuthErrorResponse(
+                status: .badRequest,
+                body: ["error": "invalid_request", "error_description": "username"]
+            )
+        }
+        return username
+    }
+
     private struct MintRequest: Decodable {
         let username: String
         let clientID: String?
@@ -160,24 +171,12 @@ extension Endpoints {
             return HTTPResponses.json(["revoked": .int(count)])
         }
         admin.post("users/disable") { request, _ in
-            let body = try await self.jsonBody(UserRequest.self, from: request)
-            guard let username = body.username else {
-                throw OAuthErrorResponse(
-                    status: .badRequest,
-                    body: ["error": "invalid_request", "error_description": "username"]
-                )
-            }
+            let username = try await self.requiredUsername(request)
             await api.disableUser(username)
             return HTTPResponses.json(["disabled": .string(username)])
         }
         admin.post("users/enable") { request, _ in
-            let body = try await self.jsonBody(UserRequest.self, from: request)
-            guard let username = body.username else {
-                throw OAuthErrorResponse(
-                    status: .badRequest,
-                    body: ["error": "invalid_request", "error_description": "username"]
-                )
-            }
+            let username = try await self.requiredUsername(request)
             await api.enableUser(username)
             return HTTPResponses.json(["enabled": .string(username)])
         }

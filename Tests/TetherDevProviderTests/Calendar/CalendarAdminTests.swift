@@ -27,9 +27,7 @@ struct CalendarAdminTests {
     }
 
     @Test func eventsAreAddedChangedAndDeletedOverHTTP() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             let added = try await client.adminRequest(
                 "/admin/calendar/events",
                 method: .post,
@@ -96,9 +94,7 @@ struct CalendarAdminTests {
     }
 
     @Test func generateAndResetOverHTTP() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             let generated = try await client.adminRequest(
                 "/admin/calendar/generate",
                 method: .post,
@@ -123,6 +119,24 @@ struct CalendarAdminTests {
             #expect(try await client.api(events + query([("syncToken", syncToken)]), token: token).status == .gone)
             let after = try await client.api("/v1.0/me/calendarView" + window + "&$top=100", token: grace)
             #expect(try after.items("value").isEmpty)
+        }
+    }
+
+    @Test(arguments: [
+        ("/admin/calendar/generate", #"{"username": "ada", "count": 1, "start": "tomorrow"}"#, "start"),
+        ("/admin/calendar/reset", #"{"epoch": "2026-03-02"}"#, "epoch"),
+    ])
+    func instantsThatAreNotRFC3339AreRefusedByName(path: String, json: String, field: String) async throws {
+        let (provider, _) = makeProvider()
+        try await provider.application().test(.router) { client in
+            let response = try await client.adminRequest(
+                path,
+                method: .post,
+                json: json,
+                adminKey: provider.configuration.adminKey
+            )
+            #expect(response.status == .badRequest)
+            #expect(try response.json()["error_description"] as? String == "\(field) must be an RFC 3339 instant.")
         }
     }
 

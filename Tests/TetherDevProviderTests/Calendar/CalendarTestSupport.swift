@@ -90,3 +90,12 @@ extension [String: Any] {
         return current
     }
 }
+
+/// Runs `body` against the router of a fresh provider, with a token for "ada" carrying both calendar scopes.
+func withCalendarClient(
+    _ body: @Sendable (DevProvider, any TestClientProtocol, String) async throws -> Void
+) async throws {
+    let (provider, _) = makeProvider()
+    let token = try await calendarToken(provider)
+    try await provider.application().test(.router) { client in try await body(provider, client, token) }
+}

@@ -9,9 +9,7 @@ struct GoogleCalendarTests {
     private let events = "/calendar/v3/calendars/primary/events"
 
     @Test func calendarListPagesWithNextPageToken() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let first = try await client.api("/calendar/v3/users/me/calendarList?maxResults=3", token: token)
             #expect(first.status == .ok)
             let firstItems = try first.items()
@@ -84,9 +82,7 @@ struct GoogleCalendarTests {
     }
 
     @Test func singleEventsExpandsSeriesIntoInstancesInStartOrder() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let response = try await client.api(self.events + "?singleEvents=true&orderBy=startTime", token: token)
             let items = try response.items()
             let sync = items.filter { ($0["summary"] as? String)?.hasPrefix("Weekly sync") == true }
@@ -162,9 +158,7 @@ struct GoogleCalendarTests {
     }
 
     @Test func timeWindowBoundsEndsByTimeMinAndStartsByTimeMax() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             // Dentist: 2027-01-13 23:00–24:00 UTC. Lunch (cancelled) and the weekly sync on Jan 11 fall outside.
             let items = try await client.api(
                 self.events
@@ -180,9 +174,7 @@ struct GoogleCalendarTests {
     }
 
     @Test func cancelledEventsAppearOnlyWithShowDeleted() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let hidden = try await client.api(self.events + "?singleEvents=true", token: token).items()
             #expect(!hidden.contains { $0["status"] as? String == "cancelled" })
             let shown = try await client.api(self.events + "?singleEvents=true&showDeleted=true", token: token).items()
@@ -194,9 +186,7 @@ struct GoogleCalendarTests {
     }
 
     @Test func syncTokenRoundTripReportsChangesAndDeletions() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             let full = try await client.api(self.events + "?singleEvents=true", token: token)
             let fullItems = try full.items()
             let syncToken = try #require(try full.json()["nextSyncToken"] as? String)
@@ -242,9 +232,7 @@ struct GoogleCalendarTests {
     }
 
     @Test func syncTokenRefusesParametersGoogleRefuses() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let full = try await client.api(self.events, token: token)
             let syncToken = try #require(try full.json()["nextSyncToken"] as? String)
             for extra in [("timeMin", "2027-01-01T00:00:00Z"), ("orderBy", "updated"), ("showDeleted", "false")] {
@@ -264,9 +252,7 @@ struct GoogleCalendarTests {
     }
 
     @Test func invalidatedSyncTokenAnswers410FullSyncRequired() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             let full = try await client.api(self.events, token: token)
             let syncToken = try #require(try full.json()["nextSyncToken"] as? String)
             let invalidate = try await client.adminRequest(
@@ -290,9 +276,7 @@ struct GoogleCalendarTests {
     }
 
     @Test func rateLimitFaultsAnswerInGooglesShape() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             let set = try await client.admin(
                 "/admin/faults",
                 json:

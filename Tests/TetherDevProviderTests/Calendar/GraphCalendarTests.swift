@@ -32,10 +32,17 @@ struct GraphCalendarTests {
         return (items, pages, last)
     }
 
+    /// A first delta round over the window, from no delta link; returns what `collect` returns.
+    private func initialDelta(
+        _ client: some TestClientProtocol,
+        token: String,
+        prefer: [String] = []
+    ) async throws -> (items: [[String: Any]], pages: Int, last: [String: Any]) {
+        try await collect(client, "/v1.0/me/calendarView/delta" + query(window), token: token, prefer: prefer)
+    }
+
     @Test func calendarsArePagedWithNextLink() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let (calendars, pages, _) = try await self.collect(client, "/v1.0/me/calendars?$top=3", token: token)
             #expect(pages == 2)
             #expect(calendars.compactMap { $0["name"] as? String } == ["Calendar", "Work", "Travel", "Holidays"])
@@ -45,9 +52,7 @@ struct GraphCalendarTests {
     }
 
     @Test func calendarViewPagesHonourMaxPageSize() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let first = try await client.api(self.calendarView, token: token, prefer: ["odata.maxpagesize=2"])
             #expect(first.headers[HTTPField.Name("Preference-Applied")!] == "odata.maxpagesize=2")
             #expect(try first.items("value").count == 2)
@@ -82,9 +87,7 @@ struct GraphCalendarTests {
     }
 
     @Test func timesFollowThePreferredZoneAndAllDayDatesNeverShift() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             func event(_ subject: String, prefer: [String]) async throws -> [String: Any] {
                 let items = try await client.api(self.calendarView + "&$top=100", token: token, prefer: prefer)
                     .items("value")
@@ -114,9 +117,7 @@ struct GraphCalendarTests {
     }
 
     @Test func seriesExpandIntoOccurrencesAndExceptions() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let items = try await client.api(
                 "/v1.0/me/calendarView"
                     + query([("startDateTime", "2027-01-11T00:00:00Z"), ("endDateTime", "2027-03-08T00:00:00Z")])
@@ -163,15 +164,8 @@ struct GraphCalendarTests {
     }
 
     @Test func deltaRoundTripReportsChangesAndRemovals() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
-            let initial = try await self.collect(
-                client,
-                "/v1.0/me/calendarView/delta" + query(self.window),
-                token: token,
-                prefer: ["odata.maxpagesize=2"]
-            )
+        try await withCalendarClient { provider, client, token in
+            let initial = try await self.initialDelta(client, token: token, prefer: ["odata.maxpagesize=2"])
             #expect(initial.pages > 1)
             let deltaLink = try #require(initial.last["@odata.deltaLink"] as? String)
             #expect(deltaLink.contains("$deltatoken="))
@@ -198,14 +192,8 @@ struct GraphCalendarTests {
     }
 
     @Test func invalidatedDeltaLinkAnswers410SyncStateNotFound() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
-            let initial = try await self.collect(
-                client,
-                "/v1.0/me/calendarView/delta" + query(self.window),
-                token: token
-            )
+        try await withCalendarClient { provider, client, token in
+            let initial = try await self.initialDelta(client, token: token)
             let deltaLink = try #require(initial.last["@odata.deltaLink"] as? String)
             await provider.admin.invalidateCalendarSyncTokens(ofUser: "ada")
             let gone = try await client.api(deltaLink, token: token)
@@ -219,9 +207,7 @@ struct GraphCalendarTests {
     }
 
     @Test func throttlingAnswers429And503WithRetryAfter() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { provider, client, token in
             await provider.admin.rateLimitNext(1, requestsTo: .graphCalendar, retryAfterSeconds: 4)
             let tooMany = try await client.api(self.calendarView, token: token)
             #expect(tooMany.status == .tooManyRequests)
@@ -269,9 +255,7 @@ struct GraphCalendarTests {
     }
 
     @Test func calendarViewNeedsItsTimeWindow() async throws {
-        let (provider, _) = makeProvider()
-        let token = try await calendarToken(provider)
-        try await provider.application().test(.router) { client in
+        try await withCalendarClient { _, client, token in
             let response = try await client.api("/v1.0/me/calendarView", token: token)
             #expect(response.status == .badRequest)
             #expect(try response.errorReason() == "ErrorInvalidParameter")

@@ -1,6 +1,7 @@
 import Foundation
 import InMemoryLogging
 import Logging
+import Synchronization
 import Testing
 import Tether
 import TetherOAuth
@@ -187,12 +188,19 @@ extension Presenting {
             async let callback = presentation.present(Self.authorizationURL)
             _ = await harness.nextOpened()
 
-            // A request head that never ends, then ten seconds pass.
+            // A request head that never ends, then ten seconds pass. The listener notes when it accepted the
+            // connection on the injected clock, on its own thread, at a moment the test cannot see: on a loaded
+            // machine that can come after a first step of the clock. So the clock moves on in steps of 10 s (far
+            // from the presenter's 300 s overall timeout) until the slow request has its answer.
+            let answered = Mutex(false)
             let slow = Task {
-                try await RawHTTP.request(Array("GET /callback?code=slow HTTP/1.1\r\n".utf8), port: port)
+                defer { answered.withLock { $0 = true } }
+                return try await RawHTTP.request(Array("GET /callback?code=slow HTTP/1.1\r\n".utf8), port: port)
             }
-            try await Task.sleep(for: .milliseconds(200))  // lets the listener accept the connection
-            clock.advance(by: .seconds(10))
+            for _ in 0..<20 where !answered.withLock({ $0 }) {
+                try await Task.sleep(for: .milliseconds(200))
+                clock.advance(by: .seconds(10))
+            }
             let timedOut = try await slow.value
             let response = try await RawHTTP.get("/callback?code=abc&state=s1", port: port)
 

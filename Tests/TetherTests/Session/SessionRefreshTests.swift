@@ -144,12 +144,7 @@ struct SessionRefreshTests {
 
     @Test func cancelledWaiterDoesNotCancelTheSharedRefresh() async throws {
         let harness = SessionHarness()
-        try await harness.signIn()
-        harness.clock.advance(by: .seconds(3600))
-        harness.issuer.holdRefreshes()
-        let waiter = Task { try await harness.session.validAccessToken() }
-        let recorder = await StatusRecorder(harness.session)
-        #expect(await recorder.waitFor(.refreshing))
+        let (waiter, recorder) = try await harness.callerWaitingOnAHeldRefresh()
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
         harness.issuer.releaseRefreshes()

@@ -30,12 +30,7 @@ struct SessionShutdownTests {
 
     @Test func finishRefreshesInFlightWaitsForTheRefreshAndItsWrite() async throws {
         let harness = SessionHarness()
-        try await harness.signIn()
-        harness.clock.advance(by: .seconds(3600))
-        harness.issuer.holdRefreshes()
-        let recorder = await StatusRecorder(harness.session)
-        let caller = Task { try await harness.session.validAccessToken() }
-        #expect(await recorder.waitFor(.refreshing))
+        let (caller, _) = try await harness.callerWaitingOnAHeldRefresh()
         let finished = LockedBox(false)
         let drain = Task {
             try await harness.session.finishRefreshesInFlight()
@@ -60,12 +55,7 @@ struct SessionShutdownTests {
 
     @Test func aCancelledDrainStopsWaitingButNotTheRefresh() async throws {
         let harness = SessionHarness()
-        try await harness.signIn()
-        harness.clock.advance(by: .seconds(3600))
-        harness.issuer.holdRefreshes()
-        let recorder = await StatusRecorder(harness.session)
-        let caller = Task { try await harness.session.validAccessToken() }
-        #expect(await recorder.waitFor(.refreshing))
+        let (caller, _) = try await harness.callerWaitingOnAHeldRefresh()
         let drain = Task { try await harness.session.finishRefreshesInFlight() }
         drain.cancel()
         await #expect(throws: CancellationError.self) { try await drain.value }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Testing
 import Tether
 import TetherTesting
 
@@ -62,6 +63,20 @@ struct SessionHarness {
     @discardableResult
     func seed(_ tokens: TokenSet, metadata: [String: String] = [:]) async throws -> Connection {
         try await store.write(Connection(id: "dev", account: Self.account, tokens: tokens, metadata: metadata))
+    }
+
+    /// Signs in, lets the token expire and starts a caller whose refresh the issuer holds until
+    /// `issuer.releaseRefreshes()`; returns once the session reports `.refreshing`.
+    func callerWaitingOnAHeldRefresh() async throws -> (
+        caller: Task<AccessToken, any Error>, recorder: StatusRecorder
+    ) {
+        try await signIn()
+        clock.advance(by: .seconds(3600))
+        issuer.holdRefreshes()
+        let recorder = await StatusRecorder(session)
+        let caller = Task { try await session.validAccessToken() }
+        #expect(await recorder.waitFor(.refreshing))
+        return (caller, recorder)
     }
 }
 

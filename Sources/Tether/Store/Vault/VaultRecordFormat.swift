@@ -28,15 +28,7 @@ package enum VaultRecordFormat {
     /// Encrypts a record.
     /// - Parameter binding: What the record belongs to, authenticated with it; the connection identifier by default.
     package static func seal(_ connection: Connection, key: VaultKey, binding: String? = nil) throws -> Data {
-        let plaintext: Data
-        do {
-            plaintext = try ConnectionCodec.encode(connection)
-        } catch {
-            throw CredentialStoreError.io.with(
-                message: "The record of \(connection.id) could not be encoded",
-                cause: error
-            )
-        }
+        let plaintext = try ConnectionCodec.encodeForStore(connection)
         return try seal(plaintext: plaintext, id: connection.id, key: key, binding: binding)
     }
 
