@@ -77,6 +77,33 @@ struct RefusedTokenEndToEndTests {
         #expect(reason == .grantRevoked)
     }
 
+    @Test func aRefusedTokenWithoutARefreshTokenEndsTheGrant() async throws {
+        let harness = try await Self.start(.github)
+        defer { Task { await harness.stop() } }
+        // A token that does not expire and cannot be renewed, like a GitHub OAuth app's.
+        let result = try await harness.client.signIn(using: FormBrowser().presenter())
+        var tokens = result.tokens
+        tokens.refreshToken = nil
+        let session = harness.session(MemoryStore(clock: harness.clock))
+        try await session.signIn(account: try #require(result.account), tokens: tokens)
+        let counting = AuthorizedClientEndToEndTests.CountingTransport(harness.transport)
+        let client = AuthorizedClient(session: session, transport: counting, clock: harness.clock)
+        #expect(try await client.send(Self.resource(harness)).0.status == .ok)
+        _ = await harness.running.admin.revokeAllGrants()
+
+        do {
+            _ = try await client.send(Self.resource(harness))
+            Issue.record("a refused token without a refresh token must fail the request")
+        } catch let error as AuthorizedClientError {
+            #expect(error == .unauthorized)
+            #expect(error.requiresSignIn)
+            #expect(error.signInReason?.message.contains("without a refresh token") == true)
+        }
+        #expect(counting.paths == ["/resource", "/resource"])
+        #expect(await session.status.kind == .needsSignIn)
+        #expect(try await session.connection()?.tokens.accessToken == nil)
+    }
+
     @Test func forcedRefreshesAreLimitedPerConnection() async throws {
         let harness = try await Self.start(.microsoftGraph)
         defer { Task { await harness.stop() } }

@@ -17,9 +17,9 @@ public import Logging
 ///   request (the `claims` parameter) and retries once. When the provider wants the user instead (multi-factor
 ///   authentication, a compliant device), the refresh is refused, the session needs sign-in and
 ///   ``AuthorizedClientError/signInReason`` says why.
-/// - When the forced refresh is refused, the grant is gone: the session's status becomes
-///   ``ConnectionStatus/needsSignIn(reason:accountHint:)`` and the error is ``AuthorizedClientError/unauthorized``
-///   with ``AuthorizedClientError/requiresSignIn`` and the reason.
+/// - When the forced refresh is refused, or the connection has no refresh token to renew the refused one, the
+///   grant is gone: the session's status becomes ``ConnectionStatus/needsSignIn(reason:accountHint:)`` and the
+///   error is ``AuthorizedClientError/unauthorized`` with ``AuthorizedClientError/requiresSignIn`` and the reason.
 /// - A `403` with `error="insufficient_scope"` is ``AuthorizedClientError/forbidden`` naming the scope; no retry.
 /// - Forced refreshes are rate-limited per session, so per connection
 ///   (``Session/Configuration/minimumForcedRefreshInterval``, 30 seconds by default, on the session's clock): an

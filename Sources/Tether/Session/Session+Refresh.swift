@@ -90,7 +90,12 @@ extension Session {
             let clock: any Clock<Duration> = self.clock
             sinceForcedRefresh = Self.stopwatch(on: clock)
         }
-        let refreshed = try await refreshed(rejecting: rejected, allowingUnexpired: false, claims: claims)
+        let refreshed = try await refreshed(
+            rejecting: rejected,
+            allowingUnexpired: false,
+            claims: claims,
+            refused: true
+        )
         guard let token = refreshed.tokens.accessToken else { throw notConnectedError() }
         return token
     }
@@ -147,9 +152,10 @@ extension Session {
     func refreshed(
         rejecting rejected: AccessToken?,
         allowingUnexpired: Bool,
-        claims: String? = nil
+        claims: String? = nil,
+        refused: Bool = false
     ) async throws -> Connection {
-        let flight = startRefresh(rejecting: rejected, claims: claims)
+        let flight = startRefresh(rejecting: rejected, claims: claims, refused: refused)
         do {
             return try await flight.value()
         } catch let error as SessionError where error == .offline {
@@ -163,7 +169,13 @@ extension Session {
     }
 
     /// Installs a refresh flight, or returns the one in flight. No `await` between the check and the install.
-    func startRefresh(rejecting rejected: AccessToken?, claims: String? = nil) -> SharedFlight<Connection> {
+    /// `refused` says that a resource server refused `rejected` (a forced refresh), as opposed to a token that is
+    /// only about to expire.
+    func startRefresh(
+        rejecting rejected: AccessToken?,
+        claims: String? = nil,
+        refused: Bool = false
+    ) -> SharedFlight<Connection> {
         if case .refreshing(let flight, _) = activity { return flight }
         generation += 1
         let flightGeneration = generation
@@ -175,7 +187,7 @@ extension Session {
         Task {
             let result: Result<Connection, any Error>
             do {
-                result = .success(try await self.performRefresh(rejecting: rejected, claims: claims))
+                result = .success(try await self.performRefresh(rejecting: rejected, claims: claims, refused: refused))
             } catch {
                 result = .failure(error)
             }
@@ -198,7 +210,11 @@ extension Session {
 
     /// Refreshes under the store's lease. Runs on the actor, but every state change goes through a small
     /// synchronous method, so reentrant callers only ever see whole states.
-    func performRefresh(rejecting rejected: AccessToken?, claims: String? = nil) async throws -> Connection {
+    func performRefresh(
+        rejecting rejected: AccessToken?,
+        claims: String? = nil,
+        refused: Bool = false
+    ) async throws -> Connection {
         let lease: any RefreshLease
         do {
             lease = try await store.acquireRefreshLease(for: id, timeout: configuration.leaseTimeout)
@@ -206,7 +222,12 @@ extension Session {
             throw storageFailure(error)
         }
         do {
-            let result = try await refreshUnderLease(rejecting: rejected, claims: claims, lease: lease)
+            let result = try await refreshUnderLease(
+                rejecting: rejected,
+                claims: claims,
+                refused: refused,
+                lease: lease
+            )
             await lease.release()
             return result
         } catch {
@@ -218,6 +239,7 @@ extension Session {
     func refreshUnderLease(
         rejecting rejected: AccessToken?,
         claims: String? = nil,
+        refused: Bool = false,
         lease: any RefreshLease
     ) async throws -> Connection {
         await retryUnsavedWrite(holdingLease: true)
@@ -245,6 +267,20 @@ extension Session {
             return current
         }
         guard let refreshToken = current.tokens.refreshToken else {
+            if refused, let rejected, current.tokens.accessToken == rejected {
+                // A resource server refused the only token, and nothing can renew it (GitHub's non-expiring OAuth
+                // app tokens answer a revocation with 401 "Bad credentials"): the grant is gone.
+                let reason = SignInReason(
+                    code: SignInReason.sessionExpired.code,
+                    message: "An API refused the access token, and without a refresh token it cannot be renewed; "
+                        + "sign in again"
+                )
+                try await endGrant(
+                    current,
+                    reason: reason,
+                    failure: .permanent(reason, "The access token was refused and there is no refresh token")
+                )
+            }
             adopt(current)
             let reason = SignInReason.sessionExpired
             throw SessionError(.needsSignIn, reason.message, signInReason: reason, accountHint: current.account)
