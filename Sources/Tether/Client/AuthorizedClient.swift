@@ -137,10 +137,11 @@ public struct AuthorizedClient: Sendable {
                 }
                 refreshed = true
                 let claims = bearer?.error == "insufficient_claims" ? bearer?.claims : nil
+                let challengeError = UntrustedText.sanitized(bearer?.error) ?? "none"
                 logger.debug(
                     "Token refused; refreshing once",
                     metadata: [
-                        "http.target": "\(target)", "oauth.challenge_error": "\(bearer?.error ?? "none")",
+                        "http.target": "\(target)", "oauth.challenge_error": "\(challengeError)",
                         "oauth.claims_challenge": "\(claims != nil)",
                     ]
                 )
