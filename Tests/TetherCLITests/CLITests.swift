@@ -136,6 +136,24 @@ struct CLITests {
         #expect(after[.refreshes] - before[.refreshes] == 1)
     }
 
+    @Test func requestAfterARefusedGraphTokenAndARevokedGrantLeavesTheConnectionNeedingSignIn() async throws {
+        var configuration = DevProvider.Configuration()
+        configuration.resourceErrors = .microsoftGraph
+        let cli = try await CLI.start(configuration)
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        _ = await cli.provider.admin.revokeAllGrants()
+        await cli.provider.admin.expireAccessTokens()
+
+        let request = try await cli.run(["request", "dev", cli.provider.url("/resource").absoluteString])
+        #expect(request.status == 3, "\(request.stderr)")
+        #expect(request.stderr.contains("no longer accepts this sign-in"), "\(request.stderr)")
+        #expect(await cli.provider.admin.counters().responses(from: .resource, status: 401) == 1)
+        let row = try #require(try await cli.status().first)
+        #expect(row["state"] as? String == "needs-sign-in")
+        #expect((row["lastError"] as? String)?.contains("no longer accepts this sign-in") == true, "\(row)")
+    }
+
     @Test func verboseLogsNeverContainTokens() async throws {
         let cli = try await CLI.start(DevProvider.Configuration(accessTokenLifetime: .seconds(2)))
         defer { Task { await cli.stop() } }

@@ -6,11 +6,24 @@ public import Logging
 ///
 /// - Adds `Authorization: Bearer …` from ``Session/validAccessToken(minimumLifetime:)``, which refreshes before
 ///   expiry.
-/// - A `401` with `error="invalid_token"` — or a `401` without a `WWW-Authenticate` challenge — forces one
-///   refresh (shared with every other caller) and retries once. Never more.
+/// - A `401` means the token was refused, whatever form it takes, and forces one refresh (shared with every other
+///   caller) and one retry. Never more. APIs say it differently: `error="invalid_token"` (RFC 6750 §3.1; Google
+///   APIs, with a JSON error body), a challenge without `error` (Microsoft Graph's `Bearer realm="",
+///   authorization_uri=…, client_id=…`), or no challenge at all (GitHub's `{"message":"Bad credentials"}`). Only
+///   a challenge naming another cause, `invalid_request` or `insufficient_scope`, is reported at once
+///   (``AuthenticationChallenge/refusesToken``).
+/// - A claims challenge (`401`, `error="insufficient_claims", claims="…"`, Microsoft Entra continuous access
+///   evaluation, https://learn.microsoft.com/entra/identity-platform/claims-challenge) refreshes with that claims
+///   request (the `claims` parameter) and retries once. When the provider wants the user instead (multi-factor
+///   authentication, a compliant device), the refresh is refused, the session needs sign-in and
+///   ``AuthorizedClientError/signInReason`` says why.
+/// - When the forced refresh is refused, or the connection has no refresh token to renew the refused one, the
+///   grant is gone: the session's status becomes ``ConnectionStatus/needsSignIn(reason:accountHint:)`` and the
+///   error is ``AuthorizedClientError/unauthorized`` with ``AuthorizedClientError/requiresSignIn`` and the reason.
 /// - A `403` with `error="insufficient_scope"` is ``AuthorizedClientError/forbidden`` naming the scope; no retry.
-/// - Forced refreshes are rate-limited (``Session/Configuration/minimumForcedRefreshInterval``): an API that
-///   rejects every token gets ``AuthorizedClientError/unauthorized`` without a refresh storm.
+/// - Forced refreshes are rate-limited per session, so per connection
+///   (``Session/Configuration/minimumForcedRefreshInterval``, 30 seconds by default, on the session's clock): an
+///   API that rejects every token gets ``AuthorizedClientError/unauthorized`` without a refresh storm.
 /// - A request over plain `http` to a host other than loopback (127.0.0.0/8, `::1`, `localhost`) is refused
 ///   with ``AuthorizedClientError/insecureTransport`` before a token is read, since anyone on the path could
 ///   read the bearer token (RFC 6750 §5.3).
@@ -119,18 +132,29 @@ public struct AuthorizedClient: Sendable {
             case 401:
                 let challenges = response.headerFields[values: .wwwAuthenticate].flatMap(AuthenticationChallenge.parse)
                 let bearer = challenges.first { ["bearer", "dpop"].contains($0.scheme.lowercased()) }
-                let stale = challenges.isEmpty || bearer?.error == "invalid_token"
-                guard stale, !refreshed else {
+                guard bearer?.refusesToken ?? true, !refreshed else {
                     throw await unauthorized(response, data, challenge: bearer, target: target, retried: refreshed)
                 }
                 refreshed = true
+                let claims = bearer?.error == "insufficient_claims" ? bearer?.claims : nil
+                let challengeError = UntrustedText.sanitized(bearer?.error) ?? "none"
+                logger.debug(
+                    "Token refused; refreshing once",
+                    metadata: [
+                        "http.target": "\(target)", "oauth.challenge_error": "\(challengeError)",
+                        "oauth.claims_challenge": "\(claims != nil)",
+                    ]
+                )
                 do {
-                    token = try await session.forceRefresh(rejecting: token, throttled: true)
+                    token = try await session.forceRefresh(rejecting: token, throttled: true, claims: claims)
                 } catch let error as SessionError {
                     throw AuthorizedClientError.unauthorized.with(
                         message: "\(target) rejected the token and it could not be refreshed: \(error.message)",
                         httpStatus: 401,
                         requiresSignIn: error.requiresReauthentication,
+                        signInReason: error.signInReason,
+                        serverMessage: Self.serverMessage(data),
+                        challenge: bearer,
                         cause: error
                     )
                 }
@@ -196,8 +220,12 @@ public struct AuthorizedClient: Sendable {
     ) async -> AuthorizedClientError {
         let status = await session.status
         let needsSignIn: Bool
+        var signInReason: SignInReason?
         switch status {
-        case .needsSignIn, .notConnected: needsSignIn = true
+        case .needsSignIn(let reason, _):
+            needsSignIn = true
+            signInReason = reason
+        case .notConnected: needsSignIn = true
         default: needsSignIn = false
         }
         let reason = challenge?.error.map { " (\($0))" } ?? ""
@@ -206,6 +234,7 @@ public struct AuthorizedClient: Sendable {
                 ? "\(target) still answered 401\(reason) after a refresh" : "\(target) answered 401\(reason)",
             httpStatus: 401,
             requiresSignIn: needsSignIn,
+            signInReason: signInReason,
             serverMessage: Self.serverMessage(data),
             challenge: challenge
         )

@@ -10,6 +10,9 @@ public struct AuthorizedClientError: TetherError {
     /// For ``unauthorized``: whether the session now needs sign-in (the grant is gone), as opposed to a server
     /// that keeps rejecting valid tokens.
     public private(set) var requiresSignIn = false
+    /// For ``unauthorized`` with ``requiresSignIn``: why the grant ended, in plain words with what to do, as the
+    /// provider's refusal of the refresh said it (see ``SignInReason``); `nil` when it is not known.
+    public private(set) var signInReason: SignInReason?
     /// For ``forbidden``: the scope the resource asked for, if it said.
     public private(set) var scope: String?
     /// A short message from a JSON error body, if there was one.
@@ -45,6 +48,7 @@ public struct AuthorizedClientError: TetherError {
         message: String,
         httpStatus: Int? = nil,
         requiresSignIn: Bool = false,
+        signInReason: SignInReason? = nil,
         scope: String? = nil,
         serverMessage: String? = nil,
         challenge: AuthenticationChallenge? = nil,
@@ -54,6 +58,7 @@ public struct AuthorizedClientError: TetherError {
         var copy = AuthorizedClientError(details: TetherErrorDetails(details.code, message, cause: cause))
         copy.httpStatus = httpStatus
         copy.requiresSignIn = requiresSignIn
+        copy.signInReason = signInReason
         copy.scope = scope
         copy.serverMessage = serverMessage
         copy.challenge = challenge

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `WWW-Authenticate` challenge (RFC 6750 §3, RFC 9110 §11.6.1): the scheme and its parameters.
 public struct AuthenticationChallenge: Sendable, Hashable {
     /// The scheme, such as `Bearer` or `DPoP`.
@@ -11,6 +13,38 @@ public struct AuthenticationChallenge: Sendable, Hashable {
     public var errorDescription: String? { parameters["error_description"] }
     /// `scope`: the scopes the resource needs.
     public var scope: String? { parameters["scope"] }
+
+    /// The claims request of a claims challenge (`error="insufficient_claims", claims="…"`), decoded: the JSON to
+    /// send as the `claims` parameter of the next token request. `nil` without one, or when it is not base64 (or
+    /// base64url) of a JSON object.
+    ///
+    /// Microsoft Entra sends it on `401` when continuous access evaluation revoked a token or a Conditional Access
+    /// policy wants more (https://learn.microsoft.com/entra/identity-platform/claims-challenge); the value is
+    /// base64 with padding there, base64url elsewhere, so both are read.
+    public var claims: String? {
+        guard let encoded = parameters["claims"], !encoded.isEmpty, encoded.utf8.count <= 16 * 1024 else {
+            return nil
+        }
+        var text = encoded.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while text.hasSuffix("=") { text.removeLast() }
+        guard let data = Base64URL.decode(text),
+            (try? JSONSerialization.jsonObject(with: data)) is [String: Any],
+            let json = String(data: data, encoding: .utf8)
+        else { return nil }
+        return json
+    }
+
+    /// Whether a `401` with this challenge says the access token itself was refused, so that a new one may help:
+    /// `invalid_token` (RFC 6750 §3.1), `insufficient_claims`, no `error` at all (Microsoft Graph answers a refused
+    /// token with `Bearer realm="", authorization_uri=…, client_id=…`, https://learn.microsoft.com/graph/errors),
+    /// or an `error` nobody defined. Only a challenge naming another cause — `invalid_request` (a malformed
+    /// request) or `insufficient_scope` (a token without the scope) — says a new token would not help.
+    public var refusesToken: Bool {
+        switch error {
+        case "invalid_request", "insufficient_scope": false
+        default: true
+        }
+    }
 
     /// Creates a challenge.
     /// - Parameters:

@@ -61,10 +61,16 @@ extension Session {
     /// - Parameters:
     ///   - rejectedToken: The token the resource server rejected; `nil` for the current one.
     ///   - throttled: Whether the minimum interval applies.
+    ///   - claims: The claims request of a claims challenge (decoded JSON), sent with the refresh; `nil` for none.
+    ///     A refresh already in flight is joined as it is.
     /// - Returns: A new access token.
     /// - Throws: See ``validAccessToken(minimumLifetime:)``; ``SessionError/refreshThrottled`` when a throttled
     ///   refresh was forced less than the minimum interval ago.
-    package func forceRefresh(rejecting rejectedToken: AccessToken?, throttled: Bool) async throws -> AccessToken {
+    package func forceRefresh(
+        rejecting rejectedToken: AccessToken?,
+        throttled: Bool,
+        claims: String? = nil
+    ) async throws -> AccessToken {
         try await loadIfNeeded()
         await retryUnsavedWrite()
         guard let record else { throw notConnectedError() }
@@ -84,7 +90,12 @@ extension Session {
             let clock: any Clock<Duration> = self.clock
             sinceForcedRefresh = Self.stopwatch(on: clock)
         }
-        let refreshed = try await refreshed(rejecting: rejected, allowingUnexpired: false)
+        let refreshed = try await refreshed(
+            rejecting: rejected,
+            allowingUnexpired: false,
+            claims: claims,
+            refused: true
+        )
         guard let token = refreshed.tokens.accessToken else { throw notConnectedError() }
         return token
     }
@@ -138,8 +149,13 @@ extension Session {
 
     /// Joins the refresh in flight or starts one. When the provider is unreachable, a stored token that has not
     /// expired is still handed out — the stale one too if `allowingUnexpired`, otherwise only a newer one.
-    func refreshed(rejecting rejected: AccessToken?, allowingUnexpired: Bool) async throws -> Connection {
-        let flight = startRefresh(rejecting: rejected)
+    func refreshed(
+        rejecting rejected: AccessToken?,
+        allowingUnexpired: Bool,
+        claims: String? = nil,
+        refused: Bool = false
+    ) async throws -> Connection {
+        let flight = startRefresh(rejecting: rejected, claims: claims, refused: refused)
         do {
             return try await flight.value()
         } catch let error as SessionError where error == .offline {
@@ -153,7 +169,13 @@ extension Session {
     }
 
     /// Installs a refresh flight, or returns the one in flight. No `await` between the check and the install.
-    func startRefresh(rejecting rejected: AccessToken?) -> SharedFlight<Connection> {
+    /// `refused` says that a resource server refused `rejected` (a forced refresh), as opposed to a token that is
+    /// only about to expire.
+    func startRefresh(
+        rejecting rejected: AccessToken?,
+        claims: String? = nil,
+        refused: Bool = false
+    ) -> SharedFlight<Connection> {
         if case .refreshing(let flight, _) = activity { return flight }
         generation += 1
         let flightGeneration = generation
@@ -165,7 +187,7 @@ extension Session {
         Task {
             let result: Result<Connection, any Error>
             do {
-                result = .success(try await self.performRefresh(rejecting: rejected))
+                result = .success(try await self.performRefresh(rejecting: rejected, claims: claims, refused: refused))
             } catch {
                 result = .failure(error)
             }
@@ -188,7 +210,11 @@ extension Session {
 
     /// Refreshes under the store's lease. Runs on the actor, but every state change goes through a small
     /// synchronous method, so reentrant callers only ever see whole states.
-    func performRefresh(rejecting rejected: AccessToken?) async throws -> Connection {
+    func performRefresh(
+        rejecting rejected: AccessToken?,
+        claims: String? = nil,
+        refused: Bool = false
+    ) async throws -> Connection {
         let lease: any RefreshLease
         do {
             lease = try await store.acquireRefreshLease(for: id, timeout: configuration.leaseTimeout)
@@ -196,7 +222,12 @@ extension Session {
             throw storageFailure(error)
         }
         do {
-            let result = try await refreshUnderLease(rejecting: rejected, lease: lease)
+            let result = try await refreshUnderLease(
+                rejecting: rejected,
+                claims: claims,
+                refused: refused,
+                lease: lease
+            )
             await lease.release()
             return result
         } catch {
@@ -205,7 +236,12 @@ extension Session {
         }
     }
 
-    func refreshUnderLease(rejecting rejected: AccessToken?, lease: any RefreshLease) async throws -> Connection {
+    func refreshUnderLease(
+        rejecting rejected: AccessToken?,
+        claims: String? = nil,
+        refused: Bool = false,
+        lease: any RefreshLease
+    ) async throws -> Connection {
         await retryUnsavedWrite(holdingLease: true)
         // Another process (or session) may have refreshed while we waited for the lease: re-read.
         guard let stored = try await readRecord() else {
@@ -225,6 +261,20 @@ extension Session {
             return current
         }
         guard let refreshToken = current.tokens.refreshToken else {
+            if refused, let rejected, current.tokens.accessToken == rejected {
+                // A resource server refused the only token, and nothing can renew it (GitHub's non-expiring OAuth
+                // app tokens answer a revocation with 401 "Bad credentials"): the grant is gone.
+                let reason = SignInReason(
+                    code: SignInReason.sessionExpired.code,
+                    message: "An API refused the access token, and without a refresh token it cannot be renewed; "
+                        + "sign in again"
+                )
+                try await endGrant(
+                    current,
+                    reason: reason,
+                    failure: .permanent(reason, "The access token was refused and there is no refresh token")
+                )
+            }
             adopt(current)
             let reason = SignInReason.sessionExpired
             throw SessionError(.needsSignIn, reason.message, signInReason: reason, accountHint: current.account)
@@ -233,7 +283,8 @@ extension Session {
             connectionID: id,
             refreshToken: refreshToken,
             account: current.account,
-            tokens: current.tokens
+            tokens: current.tokens,
+            claims: claims
         )
         var attempt = 0
         while true {
@@ -243,8 +294,10 @@ extension Session {
                 metadata: ["oauth.grant_type": "refresh_token", "session.attempt": "\(attempt)"]
             )
             // A refresher that can hand the refresh to a worker outliving this process gets it whole; tokens kept
-            // in memory after a failed write (not in the store the worker reads) are refreshed here.
-            let delegating = current.tokens == stored.tokens ? refresher as? any DelegatedRefresher : nil
+            // in memory after a failed write (not in the store the worker reads) are refreshed here, and so is a
+            // refresh carrying a claims request, which the worker does not take.
+            let delegating =
+                current.tokens == stored.tokens && claims == nil ? refresher as? any DelegatedRefresher : nil
             let response: TokenResponse?
             do {
                 if let delegating, try await delegating.refreshAndStore(request, holding: lease) {

@@ -94,6 +94,12 @@ public enum ConnectionStatus: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a user must sign in again.
+///
+/// ``code`` is one of a few stable values to branch on (the static members); ``message`` is for a person and says
+/// what happened and what to do, in the words of what the provider sent when it is known: an OAuth client gives,
+/// for example, "Microsoft revoked the sign-in, as it does after the account's password is changed or reset; sign
+/// in again with the current password (AADSTS50173)" with the code of ``grantRevoked``. Two reasons are equal when
+/// their codes are.
 public struct SignInReason: Sendable, Hashable, CustomStringConvertible {
     /// A stable code such as `grant_revoked`.
     public let code: String

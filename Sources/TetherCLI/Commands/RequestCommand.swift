@@ -9,9 +9,12 @@ struct RequestCommand: AsyncParsableCommand {
         abstract: "Send an authorized HTTP request and print the response body.",
         discussion: """
             Adds `Authorization: Bearer …` with a token that is refreshed before it expires. When the server \
-            answers 401 with error="invalid_token" (or 401 without a challenge), the token is refreshed once and \
-            the request sent once more — exactly as the library's AuthorizedClient does. 429 and 503 with \
-            Retry-After are retried for GET, HEAD, PUT and DELETE.
+            answers 401 (error="invalid_token", Microsoft Graph's challenge without an error, GitHub's "Bad \
+            credentials" without a challenge, or a claims challenge), the token is refreshed once and the request \
+            sent once more — exactly as the library's AuthorizedClient does; only a challenge naming \
+            invalid_request or insufficient_scope is reported at once. When the refresh is refused, the \
+            connection needs sign-in and the message says why. 429 and 503 with Retry-After are retried for GET, \
+            HEAD, PUT and DELETE.
 
             The body goes to standard output as received; errors to standard error, with the exit status of \
             `tether --help` (3 when the connection needs sign-in).

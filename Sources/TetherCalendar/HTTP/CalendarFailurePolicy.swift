@@ -36,7 +36,8 @@ enum CalendarFailurePolicy {
             case AuthorizedClientError.unauthorized:
                 if error.requiresSignIn {
                     return CalendarError.needsSignIn.with(
-                        message: "\(target) needs the account to sign in again",
+                        message: "\(target) needs the account to sign in again"
+                            + (error.signInReason.map { ": \($0.message)" } ?? ""),
                         httpStatus: 401,
                         cause: error
                     )
@@ -128,18 +129,6 @@ enum CalendarFailurePolicy {
     private static func message(status: Int, reasons: [String], target: String) -> String {
         let reason = reasons.first.map { " (\($0))" } ?? ""
         return "\(target) answered HTTP \(status)\(reason)"
-    }
-
-    /// Whether a `401` calls for one refresh and retry that `AuthorizedClient` did not make: Microsoft Graph
-    /// refuses an expired or revoked token with `WWW-Authenticate: Bearer realm="", authorization_uri=…` and no
-    /// `error` attribute ("Handle errors in Microsoft Graph", <https://learn.microsoft.com/graph/errors>), which
-    /// `AuthorizedClient` does not read as a stale token. Only when exactly one `401` was seen, so a token
-    /// already refreshed once is never refreshed again.
-    static func refreshesAfterUnauthorized(_ error: any Error, responses: Int) -> Bool {
-        guard let error = error as? AuthorizedClientError, error == .unauthorized, !error.requiresSignIn else {
-            return false
-        }
-        return responses == 1 && error.challenge?.error == nil
     }
 
     /// Whether a request that failed this way is worth sending again after a pause: rate limits, and server

@@ -55,7 +55,6 @@ struct CalendarHTTP: Sendable {
             )
         }
         var attempt = 0
-        var refreshedAfterChallenge = false
         while true {
             attempt += 1
             let probe = ProbingTransport(base: transport)
@@ -70,19 +69,8 @@ struct CalendarHTTP: Sendable {
             do {
                 return try await client.send(request).1
             } catch {
-                if !refreshedAfterChallenge,
-                    CalendarFailurePolicy.refreshesAfterUnauthorized(error, responses: probe.unauthorizedCount)
-                {
-                    refreshedAfterChallenge = true
-                    do {
-                        _ = try await session.forceRefresh()
-                        continue
-                    } catch {
-                        throw try await withAccountHint(
-                            CalendarFailurePolicy.classify(error, response: nil, target: target)
-                        )
-                    }
-                }
+                // A refused token (any 401 form, Graph's included) was refreshed and retried once by the
+                // AuthorizedClient, under the session's limit on forced refreshes.
                 let failure = try CalendarFailurePolicy.classify(error, response: probe.lastError, target: target)
                 guard let delay = CalendarFailurePolicy.delay(after: attempt, error: failure, policy: retry) else {
                     throw await withAccountHint(failure)
@@ -130,13 +118,10 @@ struct CalendarHTTP: Sendable {
 final class ProbingTransport: HTTPTransport, Sendable {
     private let base: any HTTPTransport
     private let captured = LockedState<CalendarFailurePolicy.ErrorResponse?>(nil)
-    private let unauthorized = LockedState(0)
 
     init(base: any HTTPTransport) { self.base = base }
 
     var lastError: CalendarFailurePolicy.ErrorResponse? { captured.withLock { $0 } }
-    /// How many `401` responses passed.
-    var unauthorizedCount: Int { unauthorized.withLock { $0 } }
 
     func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         let (response, data) = try await base.send(request, body: body)
@@ -147,7 +132,6 @@ final class ProbingTransport: HTTPTransport, Sendable {
                 body: data.prefix(16 * 1024)
             )
             captured.withLock { $0 = error }
-            if response.status.code == 401 { unauthorized.withLock { $0 += 1 } }
         }
         return (response, data)
     }

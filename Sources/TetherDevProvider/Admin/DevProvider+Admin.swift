@@ -90,6 +90,26 @@ extension DevProvider {
             await self.state.updateFaults { $0.interactionRequiredRefreshes = count }
         }
 
+        /// Refuses the next `count` refreshes with `refusal`, in the configured dialect's words.
+        public func refuseNextRefreshes(_ count: Int = 1, with refusal: RefreshRefusal) async {
+            await self.state.updateFaults { $0.refreshRefusals = Array(repeating: refusal, count: count) }
+        }
+
+        /// Makes the next `count` requests to the protected resource with a valid token answer a claims challenge
+        /// (see ``Faults/claimsChallenges``).
+        /// - Parameters:
+        ///   - count: How many requests are challenged.
+        ///   - claims: The claims request (JSON) the challenge carries, base64-encoded as Microsoft Entra does.
+        public func challengeNextResourceRequests(
+            _ count: Int = 1,
+            claims: String = #"{"access_token":{"nbf":{"essential":true,"value":"1700000000"}}}"#
+        ) async {
+            await self.state.updateFaults {
+                $0.claimsChallenges = count
+                $0.claimsChallenge = claims
+            }
+        }
+
         /// Revokes every grant: all refresh and access tokens stop working.
         ///
         /// - Returns: The number of grants revoked.

@@ -57,6 +57,8 @@ extension DevProvider {
             public static let graceReplays = Event("grace_replays")
             /// A refresh failed with `invalid_grant` (or the dialect's equivalent).
             public static let refreshFailures = Event("refresh_failures")
+            /// A refresh request carried a `claims` parameter (a client answering a claims challenge).
+            public static let claimsRefreshes = Event("claims_refreshes")
             /// A revocation request was handled (known or unknown token).
             public static let revocations = Event("revocations")
             /// A grant was revoked (by revocation, reuse detection, code reuse or admin).

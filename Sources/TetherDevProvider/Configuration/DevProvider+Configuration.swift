@@ -50,6 +50,8 @@ extension DevProvider {
         public var faults: Faults
         /// Behaviours of other servers to imitate. Defaults to none.
         public var interoperability = Interoperability()
+        /// How the protected resource refuses an access token; ``ResourceErrorStyle/standard`` by default.
+        public var resourceErrors = ResourceErrorStyle.standard
         /// The value the `X-Tether-Admin` header must carry on `/admin/...` requests. A fresh random key for
         /// every configuration by default (see ``makeAdminKey()``); read it from ``DevProvider/configuration``
         /// or ``RunningDevProvider/adminKey``.

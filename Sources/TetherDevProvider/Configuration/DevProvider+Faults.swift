@@ -35,6 +35,15 @@ extension DevProvider {
         public var clockSkew: Duration
         /// The next N refreshes fail with "interaction required" (Microsoft `AADSTS50076`).
         public var interactionRequiredRefreshes: Int
+        /// The next N requests to the protected resource (`/resource`) with a valid token answer a claims challenge:
+        /// `401` with `WWW-Authenticate: Bearer realm="", authorization_uri="…", error="insufficient_claims",
+        /// claims="<base64 of claimsChallenge>"`, as Microsoft Entra continuous access evaluation does
+        /// (https://learn.microsoft.com/entra/identity-platform/claims-challenge).
+        public var claimsChallenges = 0
+        /// The next refreshes are refused, one per refresh, with these reasons in order.
+        public var refreshRefusals: [RefreshRefusal] = []
+        /// The claims request (JSON) of injected claims challenges.
+        public var claimsChallenge = #"{"access_token":{"nbf":{"essential":true,"value":"1700000000"}}}"#
 
         /// Creates a fault set; the default injects nothing.
         public init(

@@ -71,6 +71,16 @@ extension Endpoints {
         let count: Int?
     }
 
+    private struct ClaimsChallengeRequest: Decodable {
+        let count: Int?
+        let claims: String?
+    }
+
+    private struct RefusalRequest: Decodable {
+        let count: Int?
+        let refusal: String
+    }
+
     private struct UserRequest: Decodable {
         let username: String?
     }
@@ -159,6 +169,23 @@ extension Endpoints {
             let body = try await self.jsonBody(CountRequest.self, from: request)
             await api.requireInteractionOnNextRefreshes(body.count ?? 1)
             return HTTPResponses.json(["interaction_required_refreshes": .int(body.count ?? 1)])
+        }
+        admin.post("claims-challenge") { request, _ in
+            let body = try await self.jsonBody(ClaimsChallengeRequest.self, from: request)
+            if let claims = body.claims {
+                await api.challengeNextResourceRequests(body.count ?? 1, claims: claims)
+            } else {
+                await api.challengeNextResourceRequests(body.count ?? 1)
+            }
+            return HTTPResponses.json(["claims_challenges": .int(body.count ?? 1)])
+        }
+        admin.post("refuse-refreshes") { request, _ in
+            let body = try await self.jsonBody(RefusalRequest.self, from: request)
+            guard let refusal = DevProvider.RefreshRefusal.all.first(where: { $0.description == body.refusal }) else {
+                throw HTTPError(.badRequest, message: "Unknown refusal \(body.refusal)")
+            }
+            await api.refuseNextRefreshes(body.count ?? 1, with: refusal)
+            return HTTPResponses.json(["refused_refreshes": .int(body.count ?? 1)])
         }
         admin.post("revoke-grants") { request, _ in
             let body = try await self.jsonBody(UserRequest.self, from: request)

@@ -54,9 +54,14 @@ extension Endpoints {
         ])
     }
 
-    /// `GET /resource` and `GET /resource/admin`: a protected resource for client tests.
+    /// `GET /resource` and `GET /resource/admin`: a protected resource for client tests. A refused token is
+    /// answered in the configured ``DevProvider/ResourceErrorStyle``; an injected claims challenge comes before
+    /// the scope check.
     func resource(_ request: Request, requiredScope: String?) async throws -> Response {
-        let (user, username, scopes) = try await self.authenticatedUser(request)
+        let (user, username, scopes) = try await self.resourceCaller(request)
+        if let challenge = await self.state.takeClaimsChallenge() {
+            throw self.claimsChallenge(challenge)
+        }
         if let requiredScope, !scopes.contains(requiredScope) {
             throw OAuthErrorResponse.bearer(error: "insufficient_scope", scope: requiredScope)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 
@@ -32,6 +33,13 @@ extension Endpoints {
                     throw OAuthProblem.invalidRequest("The refresh_token parameter is required.")
                 }
                 let scopes = form["scope"].map { Self.scopes($0) }
+                if let claims = form["claims"] {
+                    // OpenID Connect Core 1.0 §5.5: the claims request is a JSON object.
+                    guard (try? JSONSerialization.jsonObject(with: Data(claims.utf8))) is [String: Any] else {
+                        throw OAuthProblem.invalidRequest("The claims parameter is not a JSON object.")
+                    }
+                    await self.state.count(.claimsRefreshes)
+                }
                 issue = try await self.state.refresh(refreshToken, client: client, scopes: scopes)
             case DevProvider.GrantType.deviceCode.rawValue:
                 try Self.require(.deviceCode, for: client)

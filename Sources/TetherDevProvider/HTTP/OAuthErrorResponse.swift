@@ -162,6 +162,7 @@ struct OAuthErrorResponse: HTTPResponseError {
             )
         case .refreshTokenExpired:
             (700_082, "The refresh token has expired due to inactivity.")
+        case .refused(let aadsts, let message): (aadsts, message)
         case .userDisabled: (50057, "The user account is disabled.")
         case .interactionRequired:
             (

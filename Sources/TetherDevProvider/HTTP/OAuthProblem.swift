@@ -14,6 +14,9 @@ enum OAuthProblem: Error, Sendable, Equatable {
     case refreshTokenExpired
     case userDisabled
     case interactionRequired
+    /// A refresh refused for one of the reasons real providers give.
+    /// `aadsts` is Microsoft's number, `message` its description (see `DevProvider.RefreshRefusal`).
+    case refused(aadsts: Int, message: String)
     case authorizationPending
     case slowDown
     case expiredToken
@@ -29,7 +32,8 @@ enum OAuthProblem: Error, Sendable, Equatable {
         case .unsupportedGrantType: "unsupported_grant_type"
         case .invalidScope: "invalid_scope"
         case .invalidCode, .codeReused, .pkceMismatch, .refreshTokenUnknown, .refreshTokenRevoked,
-            .refreshTokenReused, .refreshTokenExpired, .userDisabled, .interactionRequired, .deviceCodeUnknown:
+            .refreshTokenReused, .refreshTokenExpired, .userDisabled, .interactionRequired, .deviceCodeUnknown,
+            .refused:
             "invalid_grant"
         case .authorizationPending: "authorization_pending"
         case .slowDown: "slow_down"
@@ -52,6 +56,7 @@ enum OAuthProblem: Error, Sendable, Equatable {
         case .refreshTokenExpired: "The refresh token has expired."
         case .userDisabled: "The user account is disabled."
         case .interactionRequired: "The user must sign in again."
+        case .refused(_, let message): message
         case .authorizationPending: "The user has not yet completed the authorization."
         case .slowDown: "Polling too fast; the interval has been increased by 5 seconds."
         case .expiredToken: "The device code has expired."
@@ -63,7 +68,7 @@ enum OAuthProblem: Error, Sendable, Equatable {
     /// Whether the problem concerns a refresh token being unusable.
     var isRefreshTokenProblem: Bool {
         switch self {
-        case .refreshTokenUnknown, .refreshTokenRevoked, .refreshTokenReused, .refreshTokenExpired: true
+        case .refreshTokenUnknown, .refreshTokenRevoked, .refreshTokenReused, .refreshTokenExpired, .refused: true
         default: false
         }
     }

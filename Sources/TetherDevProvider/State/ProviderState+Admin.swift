@@ -99,6 +99,13 @@ extension ProviderState {
         self.setFaults(faults)
     }
 
+    /// Consumes one injected claims challenge, returning its claims request.
+    func takeClaimsChallenge() -> String? {
+        guard self.faults.claimsChallenges > 0 else { return nil }
+        self.faults.claimsChallenges -= 1
+        return self.faults.claimsChallenge
+    }
+
     // MARK: Grants and users
 
     /// Revokes all grants, or those of one user; returns how many were revoked.

@@ -160,6 +160,10 @@ extension ProviderState {
             self.faults.interactionRequiredRefreshes -= 1
             throw .interactionRequired
         }
+        if !self.faults.refreshRefusals.isEmpty {
+            let refusal = self.faults.refreshRefusals.removeFirst()
+            throw .refused(aadsts: refusal.aadsts, message: refusal.message)
+        }
         var scopes = grant.scopes
         if let requested, !requested.isEmpty {
             guard Set(requested).isSubset(of: Set(grant.scopes)) else {

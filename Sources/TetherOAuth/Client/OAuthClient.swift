@@ -212,7 +212,9 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
     // MARK: - Refresh
 
     /// Refreshes tokens (RFC 6749 §6). A response without a refresh token means "keep the old one"; the session
-    /// does that.
+    /// does that. A request with ``Tether/RefreshRequest/claims`` (a resource's claims challenge) sends them as the
+    /// `claims` parameter, as Microsoft Entra asks for continuous access evaluation
+    /// (https://learn.microsoft.com/entra/identity-platform/claims-challenge).
     /// - Parameter request: The refresh token and the record it belongs to.
     /// - Returns: The provider's response.
     /// - Throws: ``OAuthError``, classified: `invalid_grant` and its provider variants are permanent; network
@@ -220,6 +222,10 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
     public func refresh(_ request: RefreshRequest) async throws -> TokenResponse {
         var form = [("grant_type", "refresh_token"), ("refresh_token", request.refreshToken.revealedValue)]
         form += configuration.additionalTokenParameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if let claims = request.claims {
+            form.removeAll { $0.0 == "claims" }
+            form.append(("claims", claims))
+        }
         let (response, _) = try await tokenRequest(form, grantType: "refresh_token")
         if let idToken = response.idToken, idTokenValidator != nil, configuration.issuer != nil {
             // OIDC Core §12.2: a refreshed ID token must name the same user; it carries no nonce.

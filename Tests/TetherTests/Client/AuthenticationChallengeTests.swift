@@ -91,3 +91,52 @@ struct AuthenticationChallengeTests {
         #expect(challenge.scope == "admin")
     }
 }
+
+/// Which `401` challenges read as a refused token, and the claims of a claims challenge.
+struct RefusedTokenChallengeTests {
+    @Test(arguments: [
+        // Google APIs (RFC 6750 §3.1).
+        #"Bearer realm="https://accounts.google.com/", error="invalid_token""#,
+        // Microsoft Graph: no error attribute.
+        #"Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", client_id="00000003-0000-0000-c000-000000000000""#,
+        #"Bearer error="insufficient_claims", claims="e30=""#,
+        #"Bearer error="something_new""#,
+        "Bearer",
+    ])
+    func challengesThatRefuseTheToken(_ header: String) throws {
+        let challenge = try #require(AuthenticationChallenge.parse(header).first)
+        #expect(challenge.refusesToken)
+    }
+
+    @Test(arguments: [
+        #"Bearer error="invalid_request""#,
+        #"Bearer error="insufficient_scope", scope="admin""#,
+    ])
+    func challengesNamingAnotherCause(_ header: String) throws {
+        let challenge = try #require(AuthenticationChallenge.parse(header).first)
+        #expect(!challenge.refusesToken)
+    }
+
+    @Test func claimsAreDecodedFromBase64WithPaddingOrBase64URL() throws {
+        // Microsoft's example (https://learn.microsoft.com/entra/identity-platform/claims-challenge).
+        let padded =
+            #"Bearer realm="", error="insufficient_claims", "#
+            + #"claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiY3AxIn19fQ==""#
+        let challenge = try #require(AuthenticationChallenge.parse(padded).first)
+        #expect(challenge.claims == #"{"access_token":{"acrs":{"essential":true,"value":"cp1"}}}"#)
+        let unpadded = try #require(
+            AuthenticationChallenge.parse(
+                #"Bearer error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnt9fQ""#
+            ).first
+        )
+        #expect(unpadded.claims == #"{"access_token":{}}"#)
+    }
+
+    @Test(arguments: ["not base64!", "bm90IGpzb24", "WzFd", ""])
+    func claimsThatAreNotABase64JSONObjectAreIgnored(_ value: String) throws {
+        let challenge = try #require(
+            AuthenticationChallenge.parse(#"Bearer error="insufficient_claims", claims="\#(value)""#).first
+        )
+        #expect(challenge.claims == nil)
+    }
+}
