@@ -274,9 +274,10 @@ public final class KeychainStore: CredentialStore {
             connection = try ConnectionCodec.decode(data)
         } catch {
             logger.debug("keychain.read.corrupted", metadata: ["keychain.connection": "\(id)"])
+            // The cause is dropped on purpose, as in the vault: a DecodingError's context may quote record content,
+            // and an error's description shows its cause.
             throw CredentialStoreError.corrupted.with(
-                message: "The keychain item of \(id) is not a Tether record; it was left in place",
-                cause: error
+                message: "The keychain item of \(id) is not a Tether record; it was left in place"
             )
         }
         guard connection.id == id else {
