@@ -6,6 +6,17 @@ extension Endpoints {
     /// `POST /token`: authorization_code (PKCE S256), refresh_token, device_code.
     func token(_ request: Request) async throws -> Response {
         let form = try await self.form(request)
+        do {
+            let issue = try await self.issueTokens(request, form: form)
+            return HTTPResponses.json(self.tokenResponse(issue), noStore: true)
+        } catch let problem as OAuthProblem {
+            throw self.error(problem)
+        }
+    }
+
+    /// Authenticates the client and runs the grant of a token request; throws ``OAuthProblem`` for the dialect
+    /// to render.
+    func issueTokens(_ request: Request, form: FormData) async throws -> TokenIssue {
         let grantType = form["grant_type"]
         do {
             let credentials = try ClientAuthenticator.credentials(request: request, form: form)
@@ -46,13 +57,13 @@ extension Endpoints {
                 "Token request succeeded",
                 metadata: ["oauth.grant_type": "\(grantType)", "oauth.client_id": "\(client.id)"]
             )
-            return HTTPResponses.json(self.tokenResponse(issue), noStore: true)
+            return issue
         } catch let problem as OAuthProblem {
             self.logger.debug(
                 "Token request failed",
                 metadata: ["oauth.grant_type": "\(grantType ?? "-")", "oauth.error": "\(problem.code)"]
             )
-            throw self.error(problem)
+            throw problem
         }
     }
 

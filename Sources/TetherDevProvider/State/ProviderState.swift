@@ -147,7 +147,7 @@ actor ProviderState {
         let interoperability = self.configuration.interoperability
         let wantsIDToken =
             (grant.scopes.contains("openid") || self.dialect == .firebase)
-            && interoperability.supportsOpenIDConnect
+            && interoperability.supportsOpenIDConnect && self.dialect != .github
             && !(isDeviceGrant && !interoperability.issuesIDTokenForDeviceGrant)
         let idToken = wantsIDToken ? try self.makeIDToken(grant: grant) : nil
         return TokenIssue(

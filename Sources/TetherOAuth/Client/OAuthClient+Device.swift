@@ -117,7 +117,12 @@ extension OAuthClient {
                 return SignInResult(
                     account: await account(claims: claims, tokens: tokens, requestedScopes: authorization.scopes),
                     tokens: tokens,
-                    idTokenClaims: claims
+                    idTokenClaims: claims,
+                    missingScopes: missingScopes(
+                        requested: authorization.scopes,
+                        granted: response.scopes,
+                        grantType: "device_code"
+                    )
                 )
             } catch let error as OAuthError {
                 switch error.errorCode {
