@@ -51,7 +51,7 @@ extension Endpoints {
                     ),
                 ]
             }
-            return Self.gitHubAnswer(fields, to: request)
+            return self.gitHubAnswer(fields, to: request)
         } catch let problem as OAuthProblem {
             var fields: [(String, JSONOutput)] = [
                 ("error", .string(Self.gitHubCode(problem))),
@@ -66,7 +66,7 @@ extension Endpoints {
             {
                 fields.append(("interval", .int(Int(interval))))
             }
-            return Self.gitHubAnswer(fields, to: request)
+            return self.gitHubAnswer(fields, to: request)
         }
     }
 
@@ -83,7 +83,7 @@ extension Endpoints {
                 client: client,
                 scopes: Self.gitHubScopes(form["scope"])
             )
-            return Self.gitHubAnswer(
+            return self.gitHubAnswer(
                 [
                     ("device_code", .string(start.deviceCode)),
                     ("user_code", .string(start.userCode)),
@@ -94,7 +94,7 @@ extension Endpoints {
                 to: request
             )
         } catch let problem as OAuthProblem {
-            return Self.gitHubAnswer(
+            return self.gitHubAnswer(
                 [("error", .string(Self.gitHubCode(problem))), ("error_description", .string(problem.description))],
                 to: request
             )
@@ -183,11 +183,11 @@ extension Endpoints {
         return header.dropFirst(6).trimmingCharacters(in: .whitespaces)
     }
 
-    /// An answer of GitHub's OAuth endpoints: HTTP 200, JSON when the request accepts `application/json`, else
-    /// `application/x-www-form-urlencoded`.
-    static func gitHubAnswer(_ fields: [(String, JSONOutput)], to request: Request) -> Response {
+    /// An answer of GitHub's OAuth endpoints: HTTP 200, JSON when the request accepts `application/json` (unless
+    /// ``DevProvider/Interoperability/formEncodedTokenResponses``), else `application/x-www-form-urlencoded`.
+    func gitHubAnswer(_ fields: [(String, JSONOutput)], to request: Request) -> Response {
         let acceptsJSON = request.headers[.accept]?.lowercased().contains("application/json") ?? false
-        if acceptsJSON {
+        if acceptsJSON, !self.configuration.interoperability.formEncodedTokenResponses {
             return HTTPResponses.json(
                 .object(Dictionary(fields, uniquingKeysWith: { first, _ in first })),
                 noStore: true

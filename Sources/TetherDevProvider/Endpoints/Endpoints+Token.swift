@@ -6,11 +6,29 @@ extension Endpoints {
     /// `POST /token`: authorization_code (PKCE S256), refresh_token, device_code.
     func token(_ request: Request) async throws -> Response {
         let form = try await self.form(request)
+        let interoperability = self.configuration.interoperability
         do {
             let issue = try await self.issueTokens(request, form: form)
+            if interoperability.formEncodedTokenResponses {
+                return HTTPResponses.form(self.tokenResponse(issue))
+            }
             return HTTPResponses.json(self.tokenResponse(issue), noStore: true)
         } catch let problem as OAuthProblem {
-            throw self.error(problem)
+            let rendered = self.error(problem)
+            var status = rendered.status
+            var headers = rendered.headers
+            if case .invalidClient = problem, interoperability.invalidClientAnswers400 {
+                status = .badRequest
+                headers[.wwwAuthenticate] = nil
+            }
+            if interoperability.tokenErrorsWithHTTP200 { status = .ok }
+            if interoperability.formEncodedTokenResponses, let body = rendered.body {
+                var response = HTTPResponses.form(body, status: status)
+                response.headers[.wwwAuthenticate] = headers[.wwwAuthenticate]
+                return response
+            }
+            guard status != rendered.status || headers != rendered.headers else { throw rendered }
+            throw OAuthErrorResponse(status: status, body: rendered.body, headers: headers)
         }
     }
 
@@ -78,10 +96,11 @@ extension Endpoints {
 
     /// The RFC 6749 §5.1 token response in the dialect's shape.
     func tokenResponse(_ issue: TokenIssue) -> JSONOutput {
+        let interoperability = self.configuration.interoperability
         var body: [String: JSONOutput] = [
             "access_token": .string(issue.accessToken),
-            "token_type": "Bearer",
-            "expires_in": .int(issue.expiresIn),
+            "token_type": .string(interoperability.tokenType),
+            "expires_in": interoperability.expiresInAsString ? .string(String(issue.expiresIn)) : .int(issue.expiresIn),
         ]
         if let refreshToken = issue.refreshToken {
             body["refresh_token"] = .string(refreshToken)
@@ -89,7 +108,7 @@ extension Endpoints {
         if let idToken = issue.idToken {
             body["id_token"] = .string(idToken)
         }
-        if self.dialect != .apple {
+        if self.dialect != .apple, !interoperability.omitsScopeInTokenResponse {
             body["scope"] = .string(issue.scopes.joined(separator: " "))
         }
         if self.dialect == .microsoft {

@@ -20,7 +20,21 @@ extension OAuthClient {
             response.status.kind == .successful
             && JSONValue.object(from: body).map { $0["access_token"] == nil && $0["error"]?.string != nil } == true
         guard response.status.kind == .successful, !errorInSuccess else {
-            let error = Self.gitHubClassified(errorResponse(response, body, endpoint: endpoint))
+            var error = errorResponse(response, body, endpoint: endpoint)
+            if errorInSuccess, let parsed = ProviderErrorBody.parse(body) {
+                // A 2xx verdict would make it transient (a captive portal's page in the provider's place); here the
+                // `error` decides, as it would with the 400 RFC 6749 §5.2 asks for.
+                let verdict = RetryPolicy.classify(HTTPResponse(status: .badRequest), body: body)
+                error = error.with(classification: parsed.classification(verdict))
+            }
+            error = Self.gitHubClassified(error)
+            // GitHub's `slow_down` names the new interval ("Authorizing OAuth apps", "Rate limits for the device
+            // flow"); it travels as the least wait before the next poll.
+            if error.errorCode == .slowDown, let object = JSONValue.object(from: body),
+                let seconds = Self.wholeSeconds(object["interval"])
+            {
+                error = error.with(retryAfter: .seconds(seconds))
+            }
             logger.debug(
                 "Token request failed",
                 metadata: [
@@ -31,6 +45,19 @@ extension OAuthClient {
             throw error
         }
         return (try parseTokenResponse(response, body, endpoint: endpoint), receivedAt)
+    }
+
+    /// A non-negative whole number of seconds, as a JSON number or a numeric string (what a form-encoded body
+    /// carries); `nil` otherwise. At most a day, so that no duration computed from it overflows.
+    static func wholeSeconds(_ value: JSONValue?) -> Int64? {
+        let number: Double?
+        switch value {
+        case .number(let value)?: number = value
+        case .string(let text)?: number = Double(text.trimmingCharacters(in: .whitespaces))
+        default: number = nil
+        }
+        guard let number, number.isFinite, number >= 0 else { return nil }
+        return Int64(min(number.rounded(.up), 86_400))
     }
 
     /// A form-encoded body (by its content type) as the equivalent JSON object, so that one parser reads both;
