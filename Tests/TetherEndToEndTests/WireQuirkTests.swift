@@ -190,8 +190,8 @@ struct WireQuirkTests {
                     tokenEndpoint: running.url("/token"),
                     clientID: "confidential",
                     clientSecret: ClientSecret("wrong"),
-                    // In the form: a 401 to HTTP Basic carries a `WWW-Authenticate: Basic` challenge, which
-                    // FoundationNetworking's URLSession answers itself instead of returning the response.
+                    // In the form: a 401 to HTTP Basic carries a `WWW-Authenticate: Basic` challenge, and such an
+                    // answer did not come back through URLSessionTransport on Linux (docs/decisions.md §28).
                     clientAuthentication: .secretPost
                 )
             }
