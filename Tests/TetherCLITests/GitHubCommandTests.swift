@@ -35,4 +35,17 @@ struct GitHubCommandTests {
         #expect(logout.stderr.contains("client secret"), "\(logout.stderr)")
         #expect(await cli.provider.admin.counters()[.grantsRevoked] == 0)
     }
+
+    @Test func aNarrowedGrantIsShownAfterLogin() async throws {
+        var configuration = DevProvider.Configuration()
+        configuration.dialect = .github
+        configuration.interoperability.grantableScopes = ["read:user"]
+        let cli = try await CLI.start(configuration)
+        defer { Task { await cli.stop() } }
+        let login = try await cli.loginWithDeviceCode([
+            "login", "github", "--issuer", cli.issuer, "--client-id", "tether-dev-client", "--device",
+        ])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stderr.contains("Not granted: user:email"), "\(login.stderr)")
+    }
 }

@@ -272,6 +272,12 @@ struct LoginCommand: AsyncParsableCommand {
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
             workspace.terminal.err("\(style.green("✔")) Signed in to '\(name)' as \(shown).")
+            if !result.missingScopes.isEmpty {
+                workspace.terminal.err(
+                    "  Not granted: \(result.missingScopes.joined(separator: " ")) "
+                        + "(the provider granted fewer scopes than asked for)."
+                )
+            }
             if let calendarSource {
                 workspace.terminal.err(
                     "  A calendar source (\(calendarSource.api.rawValue), \(calendarSource.baseURL.absoluteString)): see `tether calendar events`."
