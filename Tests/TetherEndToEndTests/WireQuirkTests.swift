@@ -191,7 +191,7 @@ struct WireQuirkTests {
                     clientID: "confidential",
                     clientSecret: ClientSecret("wrong"),
                     // In the form: a 401 to HTTP Basic carries a `WWW-Authenticate: Basic` challenge, and such an
-                    // answer did not come back through URLSessionTransport on Linux (docs/decisions.md §28).
+                    // answer did not come back through URLSessionTransport on Linux (docs/decisions.md §30).
                     clientAuthentication: .secretPost
                 )
             }
