@@ -188,7 +188,9 @@ struct CLITests {
         let providers = try await cli.run(["providers", "--json"])
         let presets = try JSONSerialization.jsonObject(with: Data(providers.stdout.utf8)) as? [[String: Any]]
         #expect(
-            Set((presets ?? []).compactMap { $0["name"] as? String }).isSuperset(of: ["google", "microsoft", "dev"])
+            Set((presets ?? []).compactMap { $0["name"] as? String }).isSuperset(of: [
+                "google", "microsoft", "github", "dev",
+            ])
         )
     }
 

@@ -15,7 +15,9 @@ struct ProviderSetupTests {
         #expect(try ProviderSetup(issuer: "https://login.example.com").choice(existing: nil) == .issuer)
         #expect(throws: CLIFailure.self) { try ProviderSetup(provider: "work").choice(existing: nil) }
         #expect(throws: CLIFailure.self) { try ProviderSetup().choice(existing: nil) }
-        #expect(ProviderPreset.allCases.map(\.rawValue) == ["google", "microsoft", "dev", "firebase", "apple"])
+        #expect(
+            ProviderPreset.allCases.map(\.rawValue) == ["google", "microsoft", "github", "dev", "firebase", "apple"]
+        )
     }
 
     @Test func scopesAreSplitOnSpacesAndCommasAndTheEnvironmentIsAFallback() {

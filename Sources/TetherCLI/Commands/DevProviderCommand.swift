@@ -63,7 +63,7 @@ struct DevProviderCommand: AsyncParsableCommand {
     @Option(help: "Seconds after a rotation during which the old refresh token still gets the same answer.")
     var reuseGracePeriod: Int = 0
 
-    @Option(help: "Response shapes of standard, google, microsoft, firebase or apple.")
+    @Option(help: "Response shapes of standard, google, microsoft, firebase, apple or github.")
     var dialect: String = "standard"
 
     @Flag(help: "Issue RFC 9068 JWT access tokens instead of opaque ones.")
@@ -122,7 +122,13 @@ struct DevProviderCommand: AsyncParsableCommand {
         }
         let terminal = Terminal()
         terminal.out("Issuer:    \(running.issuer.absoluteString)")
-        terminal.out("Discovery: \(running.url("/.well-known/openid-configuration").absoluteString)")
+        if configuration.dialect == .github {
+            terminal.out(
+                "GitHub:    tether login github --issuer \(running.issuer.absoluteString) --client-id tether-dev-client"
+            )
+        } else {
+            terminal.out("Discovery: \(running.url("/.well-known/openid-configuration").absoluteString)")
+        }
         terminal.out("Client id: tether-dev-client (public, PKCE S256, loopback redirects on any port)")
         terminal.out("User:      ada / lovelace")
         terminal.out("Admin key: \(running.adminKey) (header X-Tether-Admin on /admin/)")
@@ -140,7 +146,8 @@ struct DevProviderCommand: AsyncParsableCommand {
         case "microsoft": .microsoft
         case "firebase": .firebase
         case "apple": .apple
-        default: throw ValidationError("--dialect is one of standard, google, microsoft, firebase, apple")
+        case "github": .github
+        default: throw ValidationError("--dialect is one of standard, google, microsoft, firebase, apple, github")
         }
     }
 

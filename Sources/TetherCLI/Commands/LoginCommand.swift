@@ -13,7 +13,7 @@ struct LoginCommand: AsyncParsableCommand {
             open, else prints the URL, and waits for the redirect. With --device it uses the device flow instead: \
             it shows a code and a URL to open on any device, and waits.
 
-            PROVIDER is a preset (see `tether providers`): google, microsoft, dev. For any other OAuth 2.0 / \
+            PROVIDER is a preset (see `tether providers`): google, microsoft, github, dev. For any other OAuth 2.0 / \
             OpenID Connect server give --issuer; its discovery document supplies the endpoints, and the endpoint \
             options add or override them (many servers leave the revocation and device endpoints out).
 
@@ -36,6 +36,7 @@ struct LoginCommand: AsyncParsableCommand {
                   --scope https://www.googleapis.com/auth/calendar.readonly
               tether login microsoft --tenant consumers \\
                   --client-id 00000000-0000-0000-0000-000000000000
+              tether login github --device --client-id Iv23liExample
               tether login dev --name work --calendar microsoft \\
                   --scope "openid email offline_access Calendars.Read"
               tether login --issuer https://login.example.com \\
@@ -271,6 +272,12 @@ struct LoginCommand: AsyncParsableCommand {
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
             workspace.terminal.err("\(style.green("✔")) Signed in to '\(name)' as \(shown).")
+            if !result.missingScopes.isEmpty {
+                workspace.terminal.err(
+                    "  Not granted: \(result.missingScopes.joined(separator: " ")) "
+                        + "(the provider granted fewer scopes than asked for)."
+                )
+            }
             if let calendarSource {
                 workspace.terminal.err(
                     "  A calendar source (\(calendarSource.api.rawValue), \(calendarSource.baseURL.absoluteString)): see `tether calendar events`."

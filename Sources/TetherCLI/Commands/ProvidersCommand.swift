@@ -42,6 +42,14 @@ struct ProvidersCommand: AsyncParsableCommand {
                 + "to the scopes; add Calendars.Read for Outlook calendars. --device needs public client flows on."
         ),
         Preset(
+            name: "github",
+            provider: "GitHub (OAuth apps and GitHub Apps' user tokens; GitHub Enterprise Server with --issuer)",
+            terminalSignIn: true,
+            needs: "--client-id of an OAuth app or GitHub App; --client-secret-file for the browser flow and to revoke",
+            notes: "--device needs \"Enable Device Flow\" in the app's settings and no secret. No OpenID Connect: the "
+                + "account is read from GET /user. Without a client secret, `tether logout` cannot revoke."
+        ),
+        Preset(
             name: "dev",
             provider: "the development provider (`tether dev-provider`)",
             terminalSignIn: true,

@@ -7,6 +7,7 @@ import ArgumentParser
 enum ProviderPreset: String, CaseIterable, ExpressibleByArgument, Sendable {
     case google
     case microsoft
+    case github
     case dev
     case firebase
     case apple

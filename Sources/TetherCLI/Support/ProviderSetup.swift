@@ -142,7 +142,7 @@ struct ProviderSetup: Sendable {
     }
 
     static let knownProviders =
-        "Use google, microsoft or dev, or --issuer URL for any other server (see `tether providers`)"
+        "Use google, microsoft, github or dev, or --issuer URL for any other server (see `tether providers`)"
 
     /// The configuration to sign in with: the preset's or the discovered one, what a saved connection of the same
     /// provider kept, and the endpoints given on the command line.
@@ -226,6 +226,19 @@ struct ProviderSetup: Sendable {
                 clientID: try requireClientID(),
                 redirectURI: Self.loopbackRedirect,
                 scopes: scopes ?? ["openid", "email", "profile", "offline_access", "User.Read"]
+            )
+        case .preset(.github):
+            // `--issuer` names the server for GitHub: a GitHub Enterprise Server (its API under /api/v3) or a
+            // development provider speaking the GitHub dialect.
+            guard let serverURL = URL(string: issuer ?? "https://github.com"), serverURL.host != nil else {
+                throw CLIFailure(.usage, "--issuer '\(issuer ?? "")' is not a URL")
+            }
+            return ProviderConfiguration.github(
+                clientID: try requireClientID(),
+                clientSecret: secret,
+                redirectURI: Self.loopbackRedirect,
+                scopes: scopes ?? ["read:user", "user:email"],
+                serverURL: serverURL
             )
         case .preset(.dev):
             let issuer = issuer ?? Self.developmentIssuer

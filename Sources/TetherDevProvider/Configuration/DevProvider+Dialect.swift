@@ -8,6 +8,7 @@ extension DevProvider {
             case microsoft
             case firebase
             case apple
+            case github
         }
 
         let kind: Kind
@@ -26,13 +27,18 @@ extension DevProvider {
         public static let firebase = Dialect(kind: .firebase)
         /// Sign in with Apple: ES256 client-secret JWTs, no rotation, `/auth/revoke`.
         public static let apple = Dialect(kind: .apple)
+        /// GitHub: its paths (`/login/oauth/authorize`, `/login/oauth/access_token`, `/login/device/code`,
+        /// `GET /user`, `DELETE /applications/{client_id}/grant`, also under `/api/v3`), token answers
+        /// form-encoded unless JSON is accepted, errors with HTTP 200 and GitHub's codes, `token_type` `bearer`,
+        /// comma-separated `scope`, no `expires_in` without a refresh token, rotation, no OpenID Connect.
+        public static let github = Dialect(kind: .github)
 
         /// The dialect's name (`standard`, `google`, …).
         public var description: String { self.kind.rawValue }
 
         /// Whether refreshes issue a new refresh token (when rotation is configured).
         var rotatesRefreshTokens: Bool {
-            self.kind == .standard || self.kind == .microsoft
+            self.kind == .standard || self.kind == .microsoft || self.kind == .github
         }
     }
 

@@ -47,20 +47,23 @@ extension DevProvider {
                 self = .discovery
             case "/jwks", "/auth/keys":
                 self = .jwks
-            case "/authorize", "/auth/authorize":
+            case "/authorize", "/auth/authorize", "/login/oauth/authorize":
                 self = .authorize
-            case "/token", "/auth/token", "/v1/token":
+            case "/token", "/auth/token", "/v1/token", "/login/oauth/access_token":
                 self = .token
             case "/revoke", "/auth/revoke":
                 self = .revoke
-            case "/device_authorization":
+            case "/device_authorization", "/login/device/code":
                 self = .deviceAuthorization
-            case "/device":
+            case "/device", "/login/device":
                 self = .device
-            case "/userinfo":
+            // GitHub's `GET /user` (at api.github.com, or under /api/v3 on GitHub Enterprise Server).
+            case "/userinfo", "/user", "/api/v3/user":
                 self = .userinfo
             case "/resource", "/resource/admin":
                 self = .resource
+            case _ where path.hasSuffix("/grant") && path.contains("/applications/"):
+                self = .revoke
             case _ where path.hasPrefix("/calendar/v3/"):
                 self = .googleCalendar
             case _ where path.hasPrefix("/v1.0/"):

@@ -7,6 +7,35 @@ extension Endpoints {
     /// `POST /token`: authorization_code (PKCE S256), refresh_token, device_code.
     func token(_ request: Request) async throws -> Response {
         let form = try await self.form(request)
+        let interoperability = self.configuration.interoperability
+        do {
+            let issue = try await self.issueTokens(request, form: form)
+            if interoperability.formEncodedTokenResponses {
+                return HTTPResponses.form(self.tokenResponse(issue))
+            }
+            return HTTPResponses.json(self.tokenResponse(issue), noStore: true)
+        } catch let problem as OAuthProblem {
+            let rendered = self.error(problem)
+            var status = rendered.status
+            var headers = rendered.headers
+            if case .invalidClient = problem, interoperability.invalidClientAnswers400 {
+                status = .badRequest
+                headers[.wwwAuthenticate] = nil
+            }
+            if interoperability.tokenErrorsWithHTTP200 { status = .ok }
+            if interoperability.formEncodedTokenResponses, let body = rendered.body {
+                var response = HTTPResponses.form(body, status: status)
+                response.headers[.wwwAuthenticate] = headers[.wwwAuthenticate]
+                return response
+            }
+            guard status != rendered.status || headers != rendered.headers else { throw rendered }
+            throw OAuthErrorResponse(status: status, body: rendered.body, headers: headers)
+        }
+    }
+
+    /// Authenticates the client and runs the grant of a token request; throws ``OAuthProblem`` for the dialect
+    /// to render.
+    func issueTokens(_ request: Request, form: FormData) async throws -> TokenIssue {
         let grantType = form["grant_type"]
         do {
             let credentials = try ClientAuthenticator.credentials(request: request, form: form)
@@ -54,13 +83,13 @@ extension Endpoints {
                 "Token request succeeded",
                 metadata: ["oauth.grant_type": "\(grantType)", "oauth.client_id": "\(client.id)"]
             )
-            return HTTPResponses.json(self.tokenResponse(issue), noStore: true)
+            return issue
         } catch let problem as OAuthProblem {
             self.logger.debug(
                 "Token request failed",
                 metadata: ["oauth.grant_type": "\(grantType ?? "-")", "oauth.error": "\(problem.code)"]
             )
-            throw self.error(problem)
+            throw problem
         }
     }
 
@@ -75,10 +104,11 @@ extension Endpoints {
 
     /// The RFC 6749 §5.1 token response in the dialect's shape.
     func tokenResponse(_ issue: TokenIssue) -> JSONOutput {
+        let interoperability = self.configuration.interoperability
         var body: [String: JSONOutput] = [
             "access_token": .string(issue.accessToken),
-            "token_type": "Bearer",
-            "expires_in": .int(issue.expiresIn),
+            "token_type": .string(interoperability.tokenType),
+            "expires_in": interoperability.expiresInAsString ? .string(String(issue.expiresIn)) : .int(issue.expiresIn),
         ]
         if let refreshToken = issue.refreshToken {
             body["refresh_token"] = .string(refreshToken)
@@ -86,7 +116,7 @@ extension Endpoints {
         if let idToken = issue.idToken {
             body["id_token"] = .string(idToken)
         }
-        if self.dialect != .apple {
+        if self.dialect != .apple, !interoperability.omitsScopeInTokenResponse {
             body["scope"] = .string(issue.scopes.joined(separator: " "))
         }
         if self.dialect == .microsoft {

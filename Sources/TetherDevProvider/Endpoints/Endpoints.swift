@@ -15,8 +15,11 @@ struct Endpoints: Sendable {
     var dialect: DevProvider.Dialect { self.configuration.dialect }
 
     func register(on router: Router<DevRequestContext>) {
-        router.get("/.well-known/openid-configuration") { _, _ in try await self.discovery(openID: true) }
-        router.get("/.well-known/oauth-authorization-server") { _, _ in try await self.discovery(openID: false) }
+        // GitHub publishes no metadata.
+        if self.dialect != .github {
+            router.get("/.well-known/openid-configuration") { _, _ in try await self.discovery(openID: true) }
+            router.get("/.well-known/oauth-authorization-server") { _, _ in try await self.discovery(openID: false) }
+        }
         for path in ["/jwks", "/auth/keys"] {
             router.get(RouterPath(path)) { _, _ in await self.jwks() }
         }
@@ -41,6 +44,7 @@ struct Endpoints: Sendable {
         self.registerGoogleCalendar(on: router)
         self.registerGraphCalendar(on: router)
         self.registerAdmin(on: router)
+        if self.dialect == .github { self.registerGitHub(on: router) }
     }
 
     /// The request body as form fields.

@@ -27,6 +27,31 @@ enum HTTPResponses {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// An `application/x-www-form-urlencoded` response of a JSON object's string and number members, always
+    /// `Cache-Control: no-store`.
+    static func form(_ body: JSONOutput, status: HTTPResponse.Status = .ok) -> Response {
+        guard case .object(let members) = body else { return json(body, status: status, noStore: true) }
+        let text = members.sorted { $0.key < $1.key }.compactMap { name, value -> String? in
+            let plain: String
+            switch value {
+            case .string(let string): plain = string
+            case .int(let number): plain = String(number)
+            case .bool(let flag): plain = flag ? "true" : "false"
+            default: return nil
+            }
+            return "\(FormData.encode(name))=\(FormData.encode(plain))"
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/x-www-form-urlencoded; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        headers[pragma] = "no-cache"
+        return Response(
+            status: status,
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text.joined(separator: "&")))
+        )
+    }
+
     /// An HTML page.
     static func html(_ page: String, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()

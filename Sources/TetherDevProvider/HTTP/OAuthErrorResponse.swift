@@ -32,7 +32,7 @@ struct OAuthErrorResponse: HTTPResponseError {
         case .apple:
             let description = problem == .codeReused ? "The code has already been used." : problem.description
             self.body = ["error": .string(problem.code), "error_description": .string(description)]
-        case .standard, .firebase:
+        case .standard, .firebase, .github:
             self.body = ["error": .string(problem.code), "error_description": .string(problem.description)]
         }
     }

@@ -113,7 +113,10 @@ actor ProviderState {
             id: RandomToken.make(byteCount: 16),
             clientID: clientID,
             username: username,
-            scopes: scopes,
+            // A consent page where the person unticked some scopes grants fewer than were asked for.
+            scopes: self.configuration.interoperability.grantableScopes.map { grantable in
+                scopes.filter { grantable.contains($0) }
+            } ?? scopes,
             nonce: nonce,
             authTime: authTime
         )
@@ -147,7 +150,7 @@ actor ProviderState {
         let interoperability = self.configuration.interoperability
         let wantsIDToken =
             (grant.scopes.contains("openid") || self.dialect == .firebase)
-            && interoperability.supportsOpenIDConnect
+            && interoperability.supportsOpenIDConnect && self.dialect != .github
             && !(isDeviceGrant && !interoperability.issuesIDTokenForDeviceGrant)
         let idToken = wantsIDToken ? try self.makeIDToken(grant: grant) : nil
         return TokenIssue(

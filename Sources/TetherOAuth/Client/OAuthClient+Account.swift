@@ -40,7 +40,8 @@ extension OAuthClient {
     }
 
     /// The account a sign-in is for: from the ID token, else from userinfo when the grant allows it (`openid`
-    /// granted: OpenID Connect Core 1.0 §5.3 serves userinfo to such tokens), else `nil`. A userinfo failure is
+    /// granted: OpenID Connect Core 1.0 §5.3 serves userinfo to such tokens) or from GitHub's `GET /user` (any
+    /// token), else `nil`. A userinfo failure is
     /// logged and yields `nil`: it never discards the tokens the person just granted.
     func account(claims: IDTokenClaims?, tokens: TokenSet, requestedScopes: [String]) async -> Account? {
         if let claims {
@@ -52,14 +53,18 @@ extension OAuthClient {
         }
         // RFC 6749 §5.1: a response without `scope` granted what was asked.
         let granted = tokens.scopes ?? requestedScopes
-        guard configuration.userinfoEndpoint != nil, granted.contains("openid"), let accessToken = tokens.accessToken
+        let isGitHub = configuration.accountLookup == .gitHubUser
+        guard configuration.userinfoEndpoint != nil, isGitHub || granted.contains("openid"),
+            let accessToken = tokens.accessToken
         else { return nil }
         do {
             let info = try await userInfo(accessToken: accessToken)
+            // GitHub accounts are known by their login; OpenID Connect ones by their email.
             return Account(
                 providerID: configuration.providerID,
                 subject: info.subject,
-                displayIdentifier: info.email ?? info.preferredUsername ?? info.name
+                displayIdentifier: isGitHub
+                    ? info.preferredUsername ?? info.email : info.email ?? info.preferredUsername ?? info.name
             )
         } catch {
             logger.info(

@@ -48,10 +48,17 @@ extension OAuthClient {
         if !scopes.isEmpty { form.append(("scope", scopes.joined(separator: " "))) }
         // RFC 8628 §3.1 requires `client_id` only from a client that does not authenticate, but oauthlib-based
         // servers (django-oauth-toolkit) refuse the request without it even beside HTTP Basic.
-        let (response, body) = try await post(endpoint, form: form, clientIDInBody: true)
+        let (response, received) = try await post(endpoint, form: form, clientIDInBody: true)
         let receivedAt = dateSource.now
-        guard response.status.kind == .successful else { throw errorResponse(response, body, endpoint: endpoint) }
-        guard let object = JSONValue.object(from: body) else { throw Self.notJSON(response, body, endpoint: endpoint) }
+        // Read like the token endpoint's answers: form-encoded (GitHub without `Accept: application/json`) or JSON,
+        // an `error` with HTTP 200 (GitHub) an error.
+        let body = Self.formAsJSON(response, received) ?? received
+        let object = JSONValue.object(from: body)
+        let errorInSuccess = object.map { $0["device_code"] == nil && $0["error"]?.string != nil } == true
+        guard response.status.kind == .successful, !errorInSuccess else {
+            throw errorResponse(response, body, endpoint: endpoint)
+        }
+        guard let object else { throw Self.notJSON(response, body, endpoint: endpoint) }
         // Microsoft spells it verification_url.
         let verification = (object["verification_uri"] ?? object["verification_url"])?.string.flatMap(URL.init(string:))
         guard let deviceCode = object["device_code"]?.string, let userCode = object["user_code"]?.string,
@@ -79,9 +86,16 @@ extension OAuthClient {
     static let pollingIntervals: ClosedRange<Duration> = .seconds(1) ... .seconds(300)
 
     /// The `interval` of a device authorization response (RFC 8628 §3.2): whole seconds, rounded up and kept within
-    /// ``pollingIntervals``; 5 seconds when absent or not a number.
+    /// ``pollingIntervals``; a numeric string (a form-encoded answer) counts as its number; 5 seconds when absent
+    /// or not a number.
     static func pollingInterval(_ value: JSONValue?) -> Duration {
-        guard let seconds = value?.number, seconds.isFinite else { return .seconds(5) }
+        let number: Double? =
+            switch value {
+            case .number(let number)?: number
+            case .string(let text)?: Double(text.trimmingCharacters(in: .whitespaces))
+            default: nil
+            }
+        guard let seconds = number, seconds.isFinite else { return .seconds(5) }
         let bounds = pollingIntervals
         let clamped = min(
             max(seconds.rounded(.up), Double(bounds.lowerBound.components.seconds)),
@@ -92,7 +106,8 @@ extension OAuthClient {
 
     /// Polls the token endpoint until the user approves or denies, or the device code expires (RFC 8628 §3.4,
     /// §3.5): `authorization_pending` waits one interval, `slow_down` adds 5 seconds to this and every later
-    /// interval, transient failures wait and try again.
+    /// interval (or sets the interval the provider names, when longer, as GitHub does), transient failures wait
+    /// and try again. GitHub's `incorrect_device_code` ends the wait like an expired code.
     /// - Parameter authorization: What ``startDeviceAuthorization(scopes:)`` returned.
     /// - Returns: The account and tokens.
     /// - Throws: ``OAuthError/accessDenied``, ``OAuthError/deviceCodeExpired``, another ``OAuthError``, or
@@ -117,18 +132,30 @@ extension OAuthClient {
                 return SignInResult(
                     account: await account(claims: claims, tokens: tokens, requestedScopes: authorization.scopes),
                     tokens: tokens,
-                    idTokenClaims: claims
+                    idTokenClaims: claims,
+                    missingScopes: missingScopes(
+                        requested: authorization.scopes,
+                        granted: response.scopes,
+                        grantType: "device_code"
+                    )
                 )
             } catch let error as OAuthError {
                 switch error.errorCode {
                 case OAuthErrorCode.authorizationPending?:
                     continue
                 case OAuthErrorCode.slowDown?:
-                    interval = min(interval + .seconds(5), Self.pollingIntervals.upperBound)
+                    // RFC 8628 §3.5: 5 seconds more for this and every later poll; GitHub also names the new interval,
+                    // which is kept when longer.
+                    interval = min(
+                        max(interval + .seconds(5), error.retryAfter ?? .zero),
+                        Self.pollingIntervals.upperBound
+                    )
+                    logger.debug("Device polling slowed down", metadata: ["oauth.interval": "\(interval)"])
                     continue
                 case OAuthErrorCode.accessDenied?, OAuthErrorCode.authorizationDeclined?:
                     throw OAuthError.accessDenied.with(httpStatus: error.httpStatus)
-                case OAuthErrorCode.expiredToken?, OAuthErrorCode("bad_verification_code")?:
+                case OAuthErrorCode.expiredToken?, OAuthErrorCode("bad_verification_code")?,
+                    OAuthErrorCode("incorrect_device_code")?:
                     throw OAuthError.deviceCodeExpired.with(httpStatus: error.httpStatus)
                 default:
                     guard error.classification == .transient else { throw error }

@@ -5,12 +5,36 @@ package import Tether
 
 extension OAuthClient {
     /// Posts a token request and parses the answer into a response anchored at its arrival.
+    ///
+    /// Two deviations from RFC 6749 §5.1/§5.2 are read as the provider means them: a form-encoded body (GitHub
+    /// answers so unless JSON is asked for, and a server that ignores `Accept` does so always) is read like JSON,
+    /// and a `2xx` that carries an `error` and no `access_token` is an error response (GitHub answers every token
+    /// error with HTTP 200: "Troubleshooting OAuth app access token request errors",
+    /// <https://docs.github.com/en/apps/oauth-apps/maintaining-oauth-apps/troubleshooting-oauth-app-access-token-request-errors>).
     func tokenRequest(_ form: [(String, String)], grantType: String) async throws -> (TokenResponse, Date) {
         let endpoint = configuration.tokenEndpoint
-        let (response, body) = try await post(endpoint, form: form)
+        let (response, received) = try await post(endpoint, form: form)
         let receivedAt = dateSource.now
-        guard response.status.kind == .successful else {
-            let error = errorResponse(response, body, endpoint: endpoint)
+        let body = Self.formAsJSON(response, received) ?? received
+        let errorInSuccess =
+            response.status.kind == .successful
+            && JSONValue.object(from: body).map { $0["access_token"] == nil && $0["error"]?.string != nil } == true
+        guard response.status.kind == .successful, !errorInSuccess else {
+            var error = errorResponse(response, body, endpoint: endpoint)
+            if errorInSuccess, let parsed = ProviderErrorBody.parse(body) {
+                // A 2xx verdict would make it transient (a captive portal's page in the provider's place); here the
+                // `error` decides, as it would with the 400 RFC 6749 §5.2 asks for.
+                let verdict = RetryPolicy.classify(HTTPResponse(status: .badRequest), body: body)
+                error = error.with(classification: parsed.classification(verdict))
+            }
+            error = Self.gitHubClassified(error)
+            // GitHub's `slow_down` names the new interval ("Authorizing OAuth apps", "Rate limits for the device
+            // flow"); it travels as the least wait before the next poll.
+            if error.errorCode == .slowDown, let object = JSONValue.object(from: body),
+                let seconds = Self.wholeSeconds(object["interval"])
+            {
+                error = error.with(retryAfter: .seconds(seconds))
+            }
             logger.debug(
                 "Token request failed",
                 metadata: [
@@ -21,6 +45,44 @@ extension OAuthClient {
             throw error
         }
         return (try parseTokenResponse(response, body, endpoint: endpoint), receivedAt)
+    }
+
+    /// A non-negative whole number of seconds, as a JSON number or a numeric string (what a form-encoded body
+    /// carries); `nil` otherwise. At most a day, so that no duration computed from it overflows.
+    static func wholeSeconds(_ value: JSONValue?) -> Int64? {
+        let number: Double?
+        switch value {
+        case .number(let value)?: number = value
+        case .string(let text)?: number = Double(text.trimmingCharacters(in: .whitespaces))
+        default: number = nil
+        }
+        guard let number, number.isFinite, number >= 0 else { return nil }
+        return Int64(min(number.rounded(.up), 86_400))
+    }
+
+    /// A form-encoded body (by its content type) as the equivalent JSON object, so that one parser reads both;
+    /// `nil` for any other body. Numbers stay strings, which ``expiresIn(_:endpoint:)`` accepts.
+    static func formAsJSON(_ response: HTTPResponse, _ body: Data) -> Data? {
+        guard let contentType = response.headerFields[.contentType]?.lowercased(),
+            contentType.hasPrefix("application/x-www-form-urlencoded"), let fields = FormEncoding.decode(body)
+        else { return nil }
+        return try? JSONEncoder().encode(fields)
+    }
+
+    /// GitHub's own error codes at its token endpoint, given the meaning of their RFC 6749 §5.2 equivalents:
+    /// `bad_refresh_token` and `bad_verification_code` are `invalid_grant` (the grant or code is unusable; sign in
+    /// again). The others (`incorrect_client_credentials`, `redirect_uri_mismatch`, `unverified_user_email`,
+    /// `device_flow_disabled`) stay configuration problems. Error codes from "Troubleshooting OAuth app access
+    /// token request errors" and "Authorizing OAuth apps"
+    /// (<https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps#error-codes-for-the-device-flow>).
+    static func gitHubClassified(_ error: OAuthError) -> OAuthError {
+        guard error.classification != .transient else { return error }
+        switch error.errorCode?.rawValue {
+        case "bad_refresh_token"?, "bad_verification_code"?:
+            return error.with(classification: .permanent(.grantRevoked))
+        default:
+            return error
+        }
     }
 
     /// RFC 6749 §5.1, with the deviations real providers have (Firebase's string `expires_in`). `package` for the
@@ -49,7 +111,7 @@ extension OAuthClient {
             )
         }
         let expiresIn = try Self.expiresIn(object["expires_in"], endpoint: endpoint)
-        let scopes = object["scope"]?.string.map { $0.split(separator: " ").map(String.init) }
+        let scopes = Self.grantedScopes(object["scope"])
         let refreshToken = object["refresh_token"]?.string.flatMap { $0.isEmpty ? nil : RefreshToken($0) }
         return TokenResponse(
             accessToken: AccessToken(access),
@@ -59,6 +121,41 @@ extension OAuthClient {
             scopes: scopes,
             expiresIn: expiresIn
         )
+    }
+
+    /// The `scope` of a token response (RFC 6749 §5.1): space-separated as the RFC says, comma-separated as GitHub
+    /// sends it (`repo,gist`), or a JSON array. Absent, and empty (what GitHub Apps send, whose permissions are not
+    /// scopes), are `nil`: the grant is what was asked for. A scope token may in theory contain a comma (RFC 6749
+    /// §3.3); no provider Tether knows uses one, so a comma always separates.
+    static func grantedScopes(_ value: JSONValue?) -> [String]? {
+        let scopes: [String]
+        switch value {
+        case .string(let text)?:
+            scopes = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        case .array(let items)?:
+            scopes = items.compactMap(\.string).filter { !$0.isEmpty }
+        default:
+            return nil
+        }
+        return scopes.isEmpty ? nil : scopes
+    }
+
+    /// The requested scopes the provider did not grant, for a response that names its scopes (RFC 6749 §5.1: it
+    /// must when they differ from the request). Logged, and reported on ``SignInResult/missingScopes``.
+    func missingScopes(requested: [String], granted: [String]?, grantType: String) -> [String] {
+        guard let granted else { return [] }
+        let grantedSet = Set(granted)
+        let missing = requested.filter { !grantedSet.contains($0) }
+        if !missing.isEmpty {
+            logger.info(
+                "The provider granted fewer scopes than requested",
+                metadata: [
+                    "oauth.grant_type": "\(grantType)", "oauth.scopes_missing": "\(missing.joined(separator: " "))",
+                    "oauth.scopes": "\(granted.joined(separator: " "))",
+                ]
+            )
+        }
+        return missing
     }
 
     /// The longest lifetime taken from `expires_in`: one year. A longer one is cut to it, so that no date or duration

@@ -177,7 +177,16 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
         )
         let account = await account(claims: claims, tokens: tokens, requestedScopes: request.scopes)
         logger.debug("Exchanged authorization code", metadata: ["oauth.grant_type": "authorization_code"])
-        return SignInResult(account: account, tokens: tokens, idTokenClaims: claims)
+        return SignInResult(
+            account: account,
+            tokens: tokens,
+            idTokenClaims: claims,
+            missingScopes: missingScopes(
+                requested: request.scopes,
+                granted: response.scopes,
+                grantType: "authorization_code"
+            )
+        )
     }
 
     /// Runs the whole authorization-code flow through a presenter: prepares the redirect, opens the page,
@@ -227,6 +236,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
             form.append(("claims", claims))
         }
         let (response, _) = try await tokenRequest(form, grantType: "refresh_token")
+        _ = missingScopes(requested: request.tokens.scopes ?? [], granted: response.scopes, grantType: "refresh_token")
         if let idToken = response.idToken, idTokenValidator != nil, configuration.issuer != nil {
             // OIDC Core §12.2: a refreshed ID token must name the same user; it carries no nonce.
             let claims = try await verifiedClaims(of: idToken, nonce: nil, required: false)
@@ -240,13 +250,19 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
     // MARK: - Revocation
 
     /// Revokes a connection's grant (RFC 7009): the refresh token if there is one (which ends the grant), else
-    /// the access token. A token the provider already considers invalid counts as revoked.
+    /// the access token. A token the provider already considers invalid counts as revoked. With
+    /// ``ProviderConfiguration/RevocationMethod/gitHubApplicationGrant``, GitHub's application API ends the grant.
     /// - Parameters:
     ///   - tokens: The tokens.
     ///   - account: Whose tokens they are.
     /// - Throws: ``OAuthError`` when the provider could not be reached or refused; ``ProviderConfigurationError``
-    ///   when there is no revocation endpoint.
+    ///   when there is no revocation endpoint (`missingEndpoint`) or the provider offers this client no way to
+    ///   revoke (`revocationUnsupported`: GitHub without a client secret).
     public func revoke(_ tokens: TokenSet, account: Account) async throws {
+        if configuration.revocationMethod == .gitHubApplicationGrant {
+            try await revokeGitHubGrant(tokens)
+            return
+        }
         if let refreshToken = tokens.refreshToken {
             try await revoke(token: refreshToken.revealedValue, hint: "refresh_token")
         } else if let accessToken = tokens.accessToken {
@@ -274,7 +290,8 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
 
     // MARK: - Userinfo
 
-    /// Reads the OIDC userinfo endpoint.
+    /// Reads the OIDC userinfo endpoint, or GitHub's `GET /user` for ``ProviderConfiguration/AccountLookup/gitHubUser``
+    /// (`id` as the subject, `login` as the preferred username).
     /// - Parameter accessToken: A valid access token.
     /// - Returns: The claims the provider returns.
     /// - Throws: ``OAuthError``; ``ProviderConfigurationError`` without a userinfo endpoint.
@@ -283,6 +300,9 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
             throw ProviderConfigurationError.missingEndpoint.with(
                 message: "\(configuration.providerID) has no userinfo_endpoint"
             )
+        }
+        if configuration.accountLookup == .gitHubUser {
+            return try await gitHubUser(accessToken: accessToken, endpoint: endpoint)
         }
         var request = HTTPRequest(method: .get, url: endpoint)
         request.headerFields[.authorization] = "Bearer \(accessToken.revealedValue)"
@@ -314,6 +334,12 @@ public struct SignInResult: Sendable {
     public let tokens: TokenSet
     /// The verified ID token claims, for OpenID Connect.
     public let idTokenClaims: IDTokenClaims?
+    /// The requested scopes the provider did not grant, when its response named the granted ones (RFC 6749 §5.1):
+    /// the person may have unticked some on the consent page, or the client may not be allowed them. Empty when
+    /// everything was granted or the response did not say. The tokens are valid for what was granted
+    /// (``Tether/TokenSet/scopes``); ask again with ``OAuthClient/signIn(using:scopes:loginHint:)`` if a missing
+    /// scope is needed.
+    public let missingScopes: [String]
 }
 
 /// The OIDC userinfo claims Tether reads.

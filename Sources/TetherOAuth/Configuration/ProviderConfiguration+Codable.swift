@@ -21,6 +21,8 @@ extension ProviderConfiguration: Codable {
         case additionalTokenParameters = "token_parameters"
         case issuerInAuthorizationResponse = "authorization_response_iss_parameter_supported"
         case idTokenIsAccessToken = "id_token_is_access_token"
+        case accountLookup = "account_lookup"
+        case revocationMethod = "revocation_method"
     }
 
     private struct AnyKey: CodingKey {
@@ -92,7 +94,11 @@ extension ProviderConfiguration: Codable {
                 forKey: .issuerInAuthorizationResponse
             ) ?? false,
             alternativeIssuers: try container.decodeIfPresent([String].self, forKey: .alternativeIssuers) ?? [],
-            idTokenIsAccessToken: try container.decodeIfPresent(Bool.self, forKey: .idTokenIsAccessToken) ?? false
+            idTokenIsAccessToken: try container.decodeIfPresent(Bool.self, forKey: .idTokenIsAccessToken) ?? false,
+            accountLookup: try container.decodeIfPresent(AccountLookup.self, forKey: .accountLookup)
+                ?? .openIDUserinfo,
+            revocationMethod: try container.decodeIfPresent(RevocationMethod.self, forKey: .revocationMethod)
+                ?? .rfc7009
         )
     }
 
@@ -124,6 +130,8 @@ extension ProviderConfiguration: Codable {
             try container.encode(true, forKey: .issuerInAuthorizationResponse)
         }
         if idTokenIsAccessToken { try container.encode(true, forKey: .idTokenIsAccessToken) }
+        if accountLookup != .openIDUserinfo { try container.encode(accountLookup, forKey: .accountLookup) }
+        if revocationMethod != .rfc7009 { try container.encode(revocationMethod, forKey: .revocationMethod) }
     }
 
     /// Loads and validates a configuration from a JSON file.

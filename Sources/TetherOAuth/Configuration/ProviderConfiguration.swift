@@ -46,6 +46,11 @@ public struct ProviderConfiguration: Sendable, Hashable {
     /// Whether the ID token is the bearer token (Firebase: its secure-token API returns an ID token that backends
     /// accept as the credential); used when a token response has no `access_token`.
     public var idTokenIsAccessToken: Bool
+    /// Where the account comes from when no ID token names it: OpenID Connect userinfo (the default) or GitHub's
+    /// `GET /user`, read at ``userinfoEndpoint``.
+    public var accountLookup: AccountLookup
+    /// How ``revocationEndpoint`` revokes: RFC 7009 (the default) or GitHub's application API.
+    public var revocationMethod: RevocationMethod
 
     /// How a client proves who it is at the token endpoint (RFC 6749 §2.3).
     public struct ClientAuthentication: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -106,6 +111,8 @@ public struct ProviderConfiguration: Sendable, Hashable {
     ///   - issuerInAuthorizationResponse: Whether the provider sends `iss` in authorization responses.
     ///   - alternativeIssuers: Other spellings of the issuer.
     ///   - idTokenIsAccessToken: Whether the ID token serves as the bearer token (Firebase).
+    ///   - accountLookup: Where the account comes from without an ID token; OpenID Connect userinfo by default.
+    ///   - revocationMethod: How the revocation endpoint revokes; RFC 7009 by default.
     public init(
         providerID: String,
         issuer: String? = nil,
@@ -124,9 +131,13 @@ public struct ProviderConfiguration: Sendable, Hashable {
         additionalTokenParameters: [String: String] = [:],
         issuerInAuthorizationResponse: Bool = false,
         alternativeIssuers: [String] = [],
-        idTokenIsAccessToken: Bool = false
+        idTokenIsAccessToken: Bool = false,
+        accountLookup: AccountLookup = .openIDUserinfo,
+        revocationMethod: RevocationMethod = .rfc7009
     ) {
         self.idTokenIsAccessToken = idTokenIsAccessToken
+        self.accountLookup = accountLookup
+        self.revocationMethod = revocationMethod
         self.providerID = providerID
         self.issuer = issuer
         self.alternativeIssuers = alternativeIssuers

@@ -41,4 +41,10 @@ public struct ProviderConfigurationError: TetherError {
     public static let invalidValue = ProviderConfigurationError("invalidValue", "A value is invalid")
     /// A configuration file or metadata document could not be read or parsed.
     public static let unreadable = ProviderConfigurationError("unreadable", "The configuration could not be read")
+    /// The provider offers no way for this client to revoke its grant (GitHub without a client secret): the
+    /// tokens stay valid at the provider until they expire or the user revokes them in the provider's settings.
+    public static let revocationUnsupported = ProviderConfigurationError(
+        "revocationUnsupported",
+        "The provider offers this client no way to revoke"
+    )
 }

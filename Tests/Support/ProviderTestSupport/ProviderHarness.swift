@@ -35,20 +35,28 @@ public struct ProviderHarness: Sendable {
     ///   - shutdown: Run by ``stop()``, to shut `transport` down.
     ///   - folderPrefix: The start of the temporary folder's name.
     ///   - logger: The client's logger.
+    ///   - provider: Makes the client's configuration for the running provider, in place of discovery (for
+    ///     dialects that publish no metadata, such as GitHub's).
     public static func start(
         _ configure: (inout DevProvider.Configuration) -> Void = { _ in },
         validator: (@Sendable (URL, any HTTPTransport) -> any IDTokenValidating)? = nil,
         transport: (any HTTPTransport)? = nil,
         shutdown: @escaping @Sendable () async -> Void = {},
         folderPrefix: String = "tether-e2e",
-        logger: Logger = silent
+        logger: Logger = silent,
+        provider: (@Sendable (RunningDevProvider) -> ProviderConfiguration)? = nil
     ) async throws -> ProviderHarness {
         let clock = ManualClock(startDate: Date())
         var configuration = DevProvider.Configuration(now: { clock.date })
         configure(&configuration)
         let running = try await DevProvider(configuration).start()
         let transport = transport ?? URLSessionTransport()
-        let discovered = try await running.discoverDevClient(transport: transport)
+        let discovered: ProviderConfiguration
+        if let provider {
+            discovered = provider(running)
+        } else {
+            discovered = try await running.discoverDevClient(transport: transport)
+        }
         let client = try OAuthClient(
             configuration: discovered,
             transport: transport,
