@@ -104,7 +104,15 @@ struct SharedStoreCommandTests {
         #expect(status.status == 0, "\(status.stderr)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]])
         #expect(rows.first?["state"] as? String == "storage-unavailable", "\(rows)")
-        for output in [token.stderr, verbose.stderr, status.stdout, status.stderr] {
+        #expect(status.stderr.contains("credential store cannot be reached"), "\(status.stderr)")
+        // With no settings to show rows for, status does not say "no connections" but that the store is down.
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("tether-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let bare = try await CLI(home: empty, provider: cli.provider, extraEnvironment: down.extraEnvironment)
+            .run(["status"])
+        #expect(bare.status == 4, "\(bare.stderr)")
+        #expect(!bare.stderr.contains("No connections"), "\(bare.stderr)")
+        for output in [token.stderr, verbose.stderr, status.stdout, status.stderr, bare.stderr] {
             #expect(!output.contains(Self.password), "the URL's password was printed")
         }
 

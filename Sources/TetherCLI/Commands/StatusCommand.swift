@@ -45,7 +45,14 @@ struct StatusCommand: AsyncParsableCommand {
         }
         var names = Set(profiles.keys)
         // Records without settings (written by an app through the library) are shown too.
-        if let stored = try? await workspace.store.list() { names.formUnion(stored.map(\.rawValue)) }
+        var unreadable: CLIFailure?
+        do {
+            names.formUnion(try await workspace.store.list().map(\.rawValue))
+        } catch {
+            unreadable = CLIFailure.from(error)
+        }
+        // A store that cannot be listed and no settings to show rows for: say so, rather than "no connections".
+        if let unreadable, names.isEmpty { throw unreadable }
         if let connection {
             guard names.contains(connection) else {
                 throw CLIFailure(
@@ -64,6 +71,7 @@ struct StatusCommand: AsyncParsableCommand {
             row.store = store
             rows.append(row)
         }
+        if let unreadable { workspace.terminal.err("tether: \(unreadable.description)") }
         if json {
             try Self.printJSON(rows, workspace.terminal)
         } else if rows.isEmpty {

@@ -83,9 +83,14 @@ enum SharedStore {
                 environment: environment
             )
         } catch let error as CredentialStoreError {
+            let given = [PostgresStore.Configuration.keyVariable, PostgresStore.Configuration.keyFileVariable]
+                .contains { environment[$0].map { !$0.isEmpty } == true }
+            let message = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
             throw CLIFailure(
                 .configuration,
-                "The PostgreSQL store has no usable sealing key: \(error.message)",
+                given
+                    ? "The PostgreSQL store's sealing key is not usable: \(message)"
+                    : "The PostgreSQL store has no sealing key",
                 fix: "Set \(PostgresStore.Configuration.keyVariable) (base64 of 32 bytes) or "
                     + "\(PostgresStore.Configuration.keyFileVariable), the same on every machine that shares the store"
             )
