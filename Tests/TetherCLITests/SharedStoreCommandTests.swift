@@ -68,6 +68,32 @@ struct SharedStoreCommandTests {
         }
     }
 
+    /// `tether token` killed while the provider answers its refresh (rotation, reuse detection, no grace): the
+    /// refresh runs in a worker that adopted the lease row, so the rotated refresh token still reaches the store.
+    @Test func sigkillDuringARefreshLosesNothing() async throws {
+        let cli = try await Self.signedIn(
+            DevProvider.Configuration(
+                accessTokenLifetime: .seconds(4),
+                refreshTokenRotation: true,
+                reuseDetection: true,
+                reuseGracePeriod: .zero
+            )
+        )
+        defer { Task { await cli.stop() } }
+        // Stale after 3 s (the session's leeway is a quarter of the lifetime); the provider then holds token
+        // requests for 3 s, so that the test can kill `tether` while the refresh is on its way.
+        try await Task.sleep(for: .milliseconds(3500))
+        await cli.provider.admin.setLatency(.seconds(3), for: .token)
+        let running = try await InterruptedRefreshTests.launchAndCatchMidRefresh(cli)
+
+        kill(running.process.processIdentifier, SIGKILL)
+        let result = try await running.finish(timeout: .seconds(30))
+        #expect(running.process.terminationReason == .uncaughtSignal)
+        #expect(result.status == SIGKILL)
+
+        try await InterruptedRefreshTests.expectTheGrantSurvived(cli)
+    }
+
     @Test func statusNamesTheStoreWithoutItsPassword() async throws {
         let cli = try await Self.signedIn()
         defer { Task { await cli.stop() } }

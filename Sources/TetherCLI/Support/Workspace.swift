@@ -216,7 +216,8 @@ struct Workspace: Sendable {
             home: home,
             environment: environment,
             verbose: logger.logLevel <= .debug,
-            logger: logger
+            logger: logger,
+            location: location
         )
         let revoker: any TokenRevoker =
             revocation.map { RecordingRevoker(base: client, recorder: $0, connection: name) } ?? client
