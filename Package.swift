@@ -178,7 +178,9 @@ let package = Package(
                 "TetherURLSession",
                 "TetherAsyncHTTPClient",
                 "TetherDevProvider",
+                "TetherPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .postgresNIO,
                 .httpTypes,
                 .logging,
             ]

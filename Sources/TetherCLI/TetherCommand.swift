@@ -46,6 +46,13 @@ struct TetherCommand: AsyncParsableCommand {
             ENVIRONMENT
               TETHER_HOME        where the files above live
               TETHER_VAULT_KEY   the vault key (base64 of 32 bytes)
+              TETHER_STORE       postgresql://user[:password]@host[:port]/db keeps
+                                 tokens and refresh leases in PostgreSQL, shared
+                                 by every machine that uses it (also --store);
+                                 `vault` or unset: records/ in TETHER_HOME
+              TETHER_POSTGRES_KEY, TETHER_POSTGRES_KEY_FILE
+                                 the key that seals records in PostgreSQL
+              TETHER_STORE_TENANT  the tenant in PostgreSQL (default `default`)
               TETHER_CONNECTION  the connection used when none is named
               TETHER_CLIENT_ID, TETHER_CLIENT_SECRET, TETHER_ISSUER, TETHER_SCOPE
                                  defaults for `tether login`

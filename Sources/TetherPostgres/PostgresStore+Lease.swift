@@ -36,6 +36,16 @@ extension PostgresStore {
         )
     }
 
+    /// Takes over the lease that `holder` holds, for another process of the same program (a refresh worker that
+    /// outlives the process that took it): renews it now and keeps renewing it until released.
+    /// - Returns: The lease, or `nil` when `holder` no longer holds it.
+    package func adoptRefreshLease(for id: ConnectionID, holder: String) async throws -> (any RefreshLease)? {
+        try await prepare()
+        guard try await renew(id: id, holder: holder) else { return nil }
+        logger.debug("Adopted refresh lease", metadata: ["connection": "\(id)"])
+        return PostgresRefreshLease(store: self, id: id, holder: holder)
+    }
+
     /// Pushes the lease's expiry forward; `false` when the lease is no longer this holder's.
     func renew(id: ConnectionID, holder: String) async throws -> Bool {
         let seconds = Self.seconds(configuration.leaseDuration)
@@ -83,10 +93,11 @@ extension PostgresStore {
 }
 
 /// A lease row held by one ``PostgresStore`` call, renewed in the background until released.
-final class PostgresRefreshLease: RefreshLease {
+package final class PostgresRefreshLease: RefreshLease {
     private let store: PostgresStore
     private let id: ConnectionID
-    private let holder: String
+    /// The holder's identifier, which ``PostgresStore/adoptRefreshLease(for:holder:)`` takes.
+    package let holder: String
     private let renewal: LockedState<Task<Void, Never>?>
 
     init(store: PostgresStore, id: ConnectionID, holder: String) {
@@ -135,7 +146,7 @@ final class PostgresRefreshLease: RefreshLease {
         }
     }
 
-    func release() async {
+    package func release() async {
         guard
             let task = renewal.withLock({ task in
                 defer { task = nil }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Tether
 import TetherPostgres
+import TetherTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -42,6 +43,68 @@ extension PostgresStoreTests {
             }
             #expect(read == written)
             #expect(try await store.write(written, expecting: .version(1)).version == 2)
+        }
+    }
+
+    /// A session over the store while the database goes away: it says storage unavailable, never signed out, sends
+    /// no refresh it could not store, and refreshes once the database is back.
+    @Test func sessionReportsStorageUnavailableWhileTheDatabaseIsDown() async throws {
+        let environment = Database.environment
+        let pgCtl = try #require(environment["TETHER_POSTGRES_PG_CTL"], "TETHER_POSTGRES_PG_CTL is not set")
+        let data = try #require(environment["TETHER_POSTGRES_DATA"], "TETHER_POSTGRES_DATA is not set")
+        let tenant = Database.uniqueTenant()
+        try await Database.withStore(tenant: tenant, key: .generate(), operationTimeout: .seconds(3)) { store, _ in
+            try await store.write(Database.connection("session", canary: "session"))
+            let refreshes = LockedState(0)
+            let refresher = StubRefresher { _ in
+                refreshes.withLock { $0 += 1 }
+                return TokenResponse(
+                    accessToken: AccessToken("access-after-restart"),
+                    refreshToken: RefreshToken("refresh-after-restart"),
+                    expiresIn: .seconds(3600)
+                )
+            }
+            let session = Session(
+                id: "session",
+                store: store,
+                refresher: refresher,
+                configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1))
+            )
+            // The tokens expired long ago: restoring may refresh them, with the database up.
+            #expect(await session.restore().isConnected)
+            let refreshesBefore = refreshes.withLock { $0 }
+
+            var restarted = false
+            defer {
+                if !restarted { try? Self.pgCtl(pgCtl, ["-D", data, "-w", "-l", data + "/restart.log", "start"]) }
+            }
+            try Self.pgCtl(pgCtl, ["-D", data, "-m", "fast", "-w", "stop"])
+            // A refresh needs the store's lease.
+            await #expect(throws: SessionError.storageUnavailable) { try await session.forceRefresh() }
+            guard case .storageUnavailable(let problem) = await session.status else {
+                Issue.record("the session says \(await session.status), not storage unavailable")
+                return
+            }
+            #expect(problem == .unavailable)
+            #expect(refreshes.withLock { $0 } == refreshesBefore, "a refresh was sent that could not be stored")
+            // A session that starts while the database is down says the same.
+            let starting = Session(id: "session", store: store, refresher: refresher)
+            guard case .storageUnavailable = await starting.restore() else {
+                Issue.record("a restoring session says \(await starting.status), not storage unavailable")
+                return
+            }
+
+            try Self.pgCtl(pgCtl, ["-D", data, "-w", "-l", data + "/restart.log", "start"])
+            restarted = true
+            // The pool reconnects on demand; the first attempts may still meet connections the stop closed.
+            var token: AccessToken?
+            for _ in 0..<50 where token == nil {
+                token = try? await session.forceRefresh()
+                if token == nil { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(token == AccessToken("access-after-restart"))
+            #expect(refreshes.withLock { $0 } == refreshesBefore + 1)
+            #expect(try await store.read("session")?.tokens.accessToken == AccessToken("access-after-restart"))
         }
     }
 

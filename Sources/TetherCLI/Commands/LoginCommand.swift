@@ -229,7 +229,7 @@ struct LoginCommand: AsyncParsableCommand {
         // The provider did not say who signed in: the connection works all the same.
         let account = result.account ?? .unknown(providerID: configuration.providerID)
         let sealedSecret = try configuration.clientSecret.map {
-            try workspace.store.seal($0.revealedValue, context: Workspace.secretContext(name))
+            try workspace.vault.seal($0.revealedValue, context: Workspace.secretContext(name))
         }
         do {
             try await session.signIn(account: account, tokens: result.tokens)

@@ -84,7 +84,7 @@ struct LogoutCommand: AsyncParsableCommand {
         if forget {
             try workspace.profiles.remove(named: name)
             // Cached events are personal data: a forgotten connection leaves none behind.
-            try? CalendarCache(vault: workspace.store).remove(CalendarSourceID(name))
+            try? CalendarCache(vault: workspace.vault).remove(CalendarSourceID(name))
             CalendarSources.statusFile(home: workspace.home).remove(name)
         }
         workspace.terminal.err(await revocation.summary(for: name, forget: forget))

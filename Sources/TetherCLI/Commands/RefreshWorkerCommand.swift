@@ -2,6 +2,7 @@ import ArgumentParser
 import CoreFoundation
 import Foundation
 import Tether
+import TetherPostgres
 
 #if canImport(Glibc)
 import Glibc
@@ -38,6 +39,9 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
     @Flag(help: "Read the vault key from standard input.")
     var keyOnStdin = false
 
+    @Option(help: "Adopt the PostgreSQL lease of this holder; read the store's variables from standard input.")
+    var leaseHolder: String?
+
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -57,15 +61,43 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
     }
 
     private func refresh() async -> WorkerOutcome {
+        let parent = getppid()
+        var adopted: (any RefreshLease)?
+        let outcome = await refresh(adopting: &adopted)
+        // The caller releases the lease it took; when it is gone (killed meanwhile), the worker does, rather than
+        // leave it to lapse.
+        if let adopted, getppid() != parent { await adopted.release() }
+        return outcome
+    }
+
+    private func refresh(adopting adopted: inout (any RefreshLease)?) async -> WorkerOutcome {
         do {
             var environment = ProcessInfo.processInfo.environment
             environment["TETHER_HOME"] = home
             if keyOnStdin, let key = readLine(strippingNewline: true), !key.isEmpty {
                 environment["TETHER_VAULT_KEY"] = key
             }
+            if leaseHolder != nil {
+                guard let line = readLine(strippingNewline: true),
+                    let variables = try? JSONDecoder().decode([String: String].self, from: Data(line.utf8))
+                else {
+                    return WorkerOutcome(outcome: "transient", message: "The refresh worker was not given its store")
+                }
+                environment.merge(variables.filter { DetachedRefresher.storeVariables.contains($0.key) }) { $1 }
+            }
             let workspace = try Workspace(global, environment: environment)
             let name = try Workspace.validatedName(connection)
-            guard Self.holdsLease(of: name, home: workspace.home) else {
+            if let leaseHolder {
+                guard let store = workspace.store as? PostgresStore,
+                    let lease = try await store.adoptRefreshLease(for: ConnectionID(name), holder: leaseHolder)
+                else {
+                    return WorkerOutcome(
+                        outcome: "transient",
+                        message: "The refresh worker did not get the refresh lease"
+                    )
+                }
+                adopted = lease
+            } else if !Self.holdsLease(of: name, home: workspace.home) {
                 return WorkerOutcome(outcome: "transient", message: "The refresh worker did not get the refresh lease")
             }
             let session = try await workspace.session(

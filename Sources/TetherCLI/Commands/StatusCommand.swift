@@ -8,14 +8,15 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show every connection: provider, account, state, expiry, last refresh, last error.",
         discussion: """
-            Reads the vault; nothing is sent to a provider unless --check is given, which refreshes stale \
+            Reads the vault (or the store TETHER_STORE names); nothing is sent to a provider unless --check is given, which refreshes stale \
             tokens the way `tether token` would and so shows whether each grant still stands.
 
             States: connected, refreshing, offline, storage-unavailable, needs-sign-in, not-connected, \
             misconfigured. Accounts are masked (j***@example.com).
 
             --json prints an array of objects with the keys name, provider, account, state, expiresAt, \
-            lastRefresh (ISO 8601, or null) and lastError (or null), and nothing else on standard output.
+            lastRefresh (ISO 8601, or null), lastError (or null), detail (or null) and store (the vault's folder, or \
+            the PostgreSQL URL without its password), and nothing else on standard output.
 
             EXAMPLES
               tether status
@@ -44,7 +45,14 @@ struct StatusCommand: AsyncParsableCommand {
         }
         var names = Set(profiles.keys)
         // Records without settings (written by an app through the library) are shown too.
-        if let stored = try? await workspace.store.list() { names.formUnion(stored.map(\.rawValue)) }
+        var unreadable: CLIFailure?
+        do {
+            names.formUnion(try await workspace.store.list().map(\.rawValue))
+        } catch {
+            unreadable = CLIFailure.from(error)
+        }
+        // A store that cannot be listed and no settings to show rows for: say so, rather than "no connections".
+        if let unreadable, names.isEmpty { throw unreadable }
         if let connection {
             guard names.contains(connection) else {
                 throw CLIFailure(
@@ -56,14 +64,20 @@ struct StatusCommand: AsyncParsableCommand {
             names = [connection]
         }
         let errors = workspace.statusFile.load()
+        let store = workspace.location.displayName(home: workspace.home)
         var rows: [StatusRow] = []
         for name in names.sorted() {
-            rows.append(await row(name, profile: profiles[name], workspace: workspace, lastError: errors[name]))
+            var row = await row(name, profile: profiles[name], workspace: workspace, lastError: errors[name])
+            row.store = store
+            rows.append(row)
         }
+        if let unreadable { workspace.terminal.err("tether: \(unreadable.description)") }
         if json {
             try Self.printJSON(rows, workspace.terminal)
         } else if rows.isEmpty {
-            workspace.terminal.err("No connections. Sign in with `tether login PROVIDER` (see `tether providers`).")
+            workspace.terminal.err(
+                "No connections in \(store). Sign in with `tether login PROVIDER` (see `tether providers`)."
+            )
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
             var table = [
@@ -71,6 +85,7 @@ struct StatusCommand: AsyncParsableCommand {
             ]
             table += rows.map { $0.cells(style: style) }
             for line in Format.table(table) { workspace.terminal.out(line) }
+            workspace.terminal.out("Store: \(store)")
         }
     }
 
@@ -167,6 +182,8 @@ struct StatusRow: Encodable {
     var lastRefresh: Date?
     var lastError: String?
     var detail: String?
+    /// The store the row was read from, as ``StoreLocation/displayName(home:)`` names it.
+    var store: String?
 
     static func make(
         name: String,
@@ -228,7 +245,7 @@ struct StatusRow: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, provider, account, state, expiresAt, lastRefresh, lastError, detail
+        case name, provider, account, state, expiresAt, lastRefresh, lastError, detail, store
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -241,5 +258,6 @@ struct StatusRow: Encodable {
         try container.encode(Format.iso8601(lastRefresh), forKey: .lastRefresh)
         try container.encode(lastError, forKey: .lastError)
         try container.encode(detail, forKey: .detail)
+        try container.encode(store, forKey: .store)
     }
 }

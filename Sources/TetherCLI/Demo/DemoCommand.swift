@@ -56,7 +56,11 @@ struct DemoCommand: AsyncParsableCommand {
         environment["TETHER_HOME"] = home.path
         environment["TETHER_VAULT_KEY"] = nil
         environment["TETHER_CONNECTION"] = nil
-        let workspace = try Workspace(global, environment: environment)
+        // The demo's connection lives and dies in its own vault, never in a shared store.
+        environment[StoreLocation.variable] = nil
+        var options = global
+        options.store = nil
+        let workspace = try Workspace(options, environment: environment)
         let terminal = Terminal()
         let timeline = Timeline(terminal: terminal, style: Style(enabled: terminal.colors(onStandardError: false)))
         let running = try await DevProvider(

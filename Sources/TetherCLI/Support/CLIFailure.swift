@@ -17,7 +17,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .failure: "other failure: a damaged vault, a refused request, a denial"
         case .usage: "usage: an unknown option, a missing or extra argument"
         case .needsSignIn: "needs sign-in: not connected, signed out, grant revoked"
-        case .unavailable: "network or provider unavailable; try again later"
+        case .unavailable: "network, provider or shared store unavailable; try again later"
         case .configuration: "configuration: a wrong client id, endpoint or preset"
         }
     }
@@ -90,7 +90,13 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                     fix: "Restore it from a backup, or run `tether logout \(name)` to remove it and sign in again"
                 )
             case .unavailable:
-                return CLIFailure(.failure, strip(error.message), fix: "Try again once the store can be read")
+                // The store cannot be reached (a PostgreSQL store whose database is down): nothing was lost or
+                // signed out.
+                return CLIFailure(
+                    .unavailable,
+                    "The credential store cannot be reached: \(strip(error.message))",
+                    fix: "The tokens are kept; try again once the store is back (see `tether status`)"
+                )
             case .missingKey:
                 // The message names the key file and the records folder, and says how to recover.
                 return CLIFailure(.configuration, strip(error.message))

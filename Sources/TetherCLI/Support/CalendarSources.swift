@@ -34,7 +34,7 @@ struct CalendarSources: Sendable {
     /// The offline cache beside the vault; `nil` (and a note on standard error) when its folder cannot be made.
     func cache() -> CalendarCache? {
         do {
-            return try CalendarCache(vault: workspace.store)
+            return try CalendarCache(vault: workspace.vault)
         } catch {
             workspace.terminal.err("tether: the calendar cache is not available (\(error)); nothing is cached.")
             return nil

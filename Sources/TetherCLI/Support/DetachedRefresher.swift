@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Tether
 import TetherOAuth
+import TetherPostgres
 
 #if canImport(Glibc)
 import Glibc
@@ -17,12 +18,18 @@ import Darwin
 /// key (when it came from `TETHER_VAULT_KEY`) on standard input, and an environment without `TETHER_*` variables;
 /// it answers one line of JSON on standard output (``WorkerOutcome``). When no worker can be started, the session
 /// refreshes in this process, as before.
+///
+/// On a PostgreSQL store the lease is a row, not a descriptor: the worker gets its holder's identifier as an argument
+/// and the store's variables (URL, keys, tenant) as one line of JSON on standard input, and adopts the lease (renewing
+/// it for as long as it runs, whether or not this process lives).
 struct DetachedRefresher: DelegatedRefresher {
     let client: OAuthClient
     let home: URL
     let environment: [String: String]
     let verbose: Bool
     let logger: Logger
+    /// The store the records are in: the worker opens the same one.
+    var location: StoreLocation = .vault
 
     /// The `tether` executable to start, set by `tether`'s `main`; `nil` (in tests that link the command's code)
     /// keeps refreshes in-process.
@@ -33,12 +40,29 @@ struct DetachedRefresher: DelegatedRefresher {
     }
 
     func refreshAndStore(_ request: RefreshRequest, holding lease: any RefreshLease) async throws -> Bool {
-        guard let executable = Self.executable.withLock({ $0 }),
-            let descriptor = (lease as? any InheritableRefreshLease)?.descriptorForChild()
-        else { return false }
+        guard let executable = Self.executable.withLock({ $0 }) else { return false }
         var arguments = [executable, "refresh-worker", request.connectionID.rawValue, "--home", home.path]
+        let descriptor: Int32?
+        var input = Data()
         let key = environment["TETHER_VAULT_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        if key != nil { arguments.append("--key-on-stdin") }
+        if let inherited = (lease as? any InheritableRefreshLease)?.descriptorForChild() {
+            descriptor = inherited
+            if let key {
+                arguments.append("--key-on-stdin")
+                input = Data((key + "\n").utf8)
+            }
+        } else if case .postgres(let url) = location,
+            let holder = ((lease as? SignalDeferringStore.Lease)?.base as? PostgresRefreshLease)?.holder
+        {
+            descriptor = nil
+            arguments += ["--lease-holder", holder]
+            var variables = environment.filter { Self.storeVariables.contains($0.key) }
+            variables[StoreLocation.variable] = url
+            guard let line = try? JSONEncoder().encode(variables) else { return false }
+            input = line + Data("\n".utf8)
+        } else {
+            return false
+        }
         if verbose { arguments.append("--verbose") }
         let worker: SpawnedWorker
         do {
@@ -46,7 +70,7 @@ struct DetachedRefresher: DelegatedRefresher {
                 arguments: arguments,
                 environment: ChildEnvironment.stripped(environment),
                 lease: descriptor,
-                input: key.map { Data(($0 + "\n").utf8) } ?? Data(),
+                input: input,
                 inheritStandardError: verbose
             )
         } catch {
@@ -66,6 +90,16 @@ struct DetachedRefresher: DelegatedRefresher {
         }
         return try outcome.result()
     }
+}
+
+extension DetachedRefresher {
+    /// What a worker on a PostgreSQL store needs to open it, given on its standard input: the child's environment
+    /// has no `TETHER_*` variable.
+    static let storeVariables: Set<String> = [
+        "TETHER_VAULT_KEY", StoreLocation.variable, StoreLocation.tenantVariable,
+        PostgresStore.Configuration.keyVariable, PostgresStore.Configuration.keyFileVariable,
+        PostgresStore.Configuration.previousKeysVariable,
+    ]
 }
 
 /// The one line a refresh worker prints: whether it stored new tokens, or how its refresh failed. Never a secret:
@@ -145,12 +179,12 @@ struct SpawnedWorker: Sendable {
         let description: String
     }
 
-    /// Starts `arguments[0]` with `arguments`, `environment`, `lease` as descriptor 3, `input` on standard input
-    /// and a pipe on standard output; standard error goes to this process's, or to `/dev/null`.
+    /// Starts `arguments[0]` with `arguments`, `environment`, `lease` (if any) as descriptor 3, `input` on standard
+    /// input and a pipe on standard output; standard error goes to this process's, or to `/dev/null`.
     static func start(
         arguments: [String],
         environment: [String: String],
-        lease: Int32,
+        lease: Int32?,
         input: Data,
         inheritStandardError: Bool
     ) throws -> SpawnedWorker {
@@ -189,10 +223,10 @@ struct SpawnedWorker: Sendable {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
         // dup2 clears close-on-exec on the copy: the worker holds the lease's open file description.
-        posix_spawn_file_actions_adddup2(&actions, lease, 3)
+        if let lease { posix_spawn_file_actions_adddup2(&actions, lease, 3) }
         // Nothing else: a descriptor this process inherited without close-on-exec (the write end of a caller's
         // `$(tether token)` pipe, a socket) would otherwise stay open as long as the worker runs.
-        for fd in openDescriptors() where fd > 3 {
+        for fd in openDescriptors() where fd > (lease == nil ? 2 : 3) {
             posix_spawn_file_actions_addclose(&actions, fd)
         }
         // Its own session: not in the terminal's process group, so Ctrl-C and a kill of the group miss it. Default

@@ -14,13 +14,28 @@ struct GlobalOptions: ParsableArguments {
         help: "Debug logs on standard error; tokens and secrets are always redacted. (TETHER_VERBOSE=1)"
     )
     var verbose = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Where tokens and refresh leases are kept: `vault` (default) or postgresql://user[:password]@host/db, "
+                + "shared by every machine that uses it; prefer TETHER_STORE for a URL with a password. (TETHER_STORE)",
+            valueName: "store"
+        )
+    )
+    var store: String?
 }
 
-/// What a command works with: the folder (`TETHER_HOME`), the vault, the profiles, the transport and the logger.
+/// What a command works with: the folder (`TETHER_HOME`), the vault, the store of the records (the vault, or a
+/// PostgreSQL database with `TETHER_STORE`), the profiles, the transport and the logger.
 struct Workspace: Sendable {
     let environment: [String: String]
     let home: URL
-    let store: VaultStore
+    /// The vault in `TETHER_HOME`: its key binds the profiles and seals client secrets and the calendar cache.
+    let vault: VaultStore
+    /// Where the connections' records and refresh leases are kept: ``vault``, or a ``PostgresStore``.
+    let store: any CredentialStore
+    /// Which store that is.
+    let location: StoreLocation
     let profiles: ProfileFile
     let statusFile: StatusFile
     let transport: any HTTPTransport
@@ -35,11 +50,16 @@ struct Workspace: Sendable {
         terminal = Terminal(environment: environment)
         do {
             home = try VaultStore.defaultDirectory(environment: environment)
-            store = try VaultStore(directory: home, environment: environment, logger: logger)
+            vault = try VaultStore(directory: home, environment: environment, logger: logger)
         } catch {
             throw CLIFailure.from(error)
         }
-        profiles = ProfileFile(home: home, store: store)
+        location = try StoreLocation.resolve(option: options.store, environment: environment)
+        switch location {
+        case .vault: store = vault
+        case .postgres(let url): store = try SharedStore.open(url: url, environment: environment, logger: logger)
+        }
+        profiles = ProfileFile(home: home, store: vault)
         statusFile = StatusFile(home: home)
         transport = Workspace.transport(environment: environment)
     }
@@ -92,7 +112,7 @@ struct Workspace: Sendable {
     /// Opens a sealed client secret from connections.json.
     func openSecret(_ sealed: String, connection name: String) throws -> String {
         do {
-            return try store.open(sealed: sealed, context: Self.secretContext(name))
+            return try vault.open(sealed: sealed, context: Self.secretContext(name))
         } catch {
             throw CLIFailure(
                 .configuration,
@@ -196,7 +216,8 @@ struct Workspace: Sendable {
             home: home,
             environment: environment,
             verbose: logger.logLevel <= .debug,
-            logger: logger
+            logger: logger,
+            location: location
         )
         let revoker: any TokenRevoker =
             revocation.map { RecordingRevoker(base: client, recorder: $0, connection: name) } ?? client
