@@ -23,6 +23,7 @@ public final class URLSessionTransport: HTTPTransport {
     public typealias Configuration = HTTPTransportConfiguration
 
     private let session: URLSession
+    private let delegate = SessionDelegate()
     private let configuration: Configuration
 
     /// Creates a transport with its own `URLSession`.
@@ -41,7 +42,7 @@ public final class URLSessionTransport: HTTPTransport {
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         self.session = URLSession(
             configuration: sessionConfiguration,
-            delegate: RedirectRefusingDelegate(),
+            delegate: delegate,
             delegateQueue: nil
         )
     }
@@ -86,8 +87,14 @@ public final class URLSessionTransport: HTTPTransport {
         let pending = LockedState<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
+                let task = session.dataTask(with: urlRequest) { [delegate] data, response, error in
+                    let (identifier, cancelled) = pending.withLock { ($0.task?.taskIdentifier, $0.cancelled) }
+                    let challenged = identifier.flatMap { delegate.challengedResponse(of: $0) }
+                    if let challenged, !cancelled, (error as? URLError)?.code == .cancelled {
+                        // The answer carried an authentication challenge that the delegate declined (see
+                        // `SessionDelegate`): its status and headers, without the body FoundationNetworking dropped.
+                        continuation.resume(returning: (Data(), challenged))
+                    } else if let error {
                         continuation.resume(throwing: error)
                     } else if let data, let response {
                         continuation.resume(returning: (data, response))
@@ -138,8 +145,40 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Declines every redirect, so that the caller sees the 3xx response.
-private final class RedirectRefusingDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+/// Declines every redirect, so that the caller sees the 3xx response; on Linux, also every HTTP authentication
+/// challenge.
+///
+/// On Linux, FoundationNetworking never completes a request whose `401` carries a `WWW-Authenticate: Basic` challenge
+/// when the challenge gets the default handling — not even after the request's timeout (Swift 6.3.1, measured; RFC
+/// 6749 §5.2 has token endpoints answer a wrong client secret sent with HTTP Basic exactly so). Declining the
+/// challenge ends the task as cancelled; the delegate keeps the response that carried the challenge (its status and
+/// headers; FoundationNetworking drops the body), and the transport returns that.
+private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    private let challenged = LockedState<[Int: HTTPURLResponse]>([:])
+
+    /// The response whose challenge was declined for the task `identifier`, once.
+    func challengedResponse(of identifier: Int) -> HTTPURLResponse? {
+        challenged.withLock { $0.removeValue(forKey: identifier) }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        // Only HTTP authentication challenges come with the response that carried them (FoundationNetworking has no
+        // server-trust challenges).
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            challenged.withLock { $0[task.taskIdentifier] = response }
+            completionHandler(.cancelAuthenticationChallenge, nil)
+            return
+        }
+        #endif
+        completionHandler(.performDefaultHandling, nil)
+    }
+
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,

@@ -190,8 +190,6 @@ struct WireQuirkTests {
                     tokenEndpoint: running.url("/token"),
                     clientID: "confidential",
                     clientSecret: ClientSecret("wrong"),
-                    // In the form: a 401 to HTTP Basic carries a `WWW-Authenticate: Basic` challenge, and such an
-                    // answer did not come back through URLSessionTransport on Linux (docs/decisions.md §30).
                     clientAuthentication: .secretPost
                 )
             }
@@ -200,6 +198,37 @@ struct WireQuirkTests {
         let error = try await Self.refreshWithUnknownToken(harness)
         #expect(error?.errorCode == .invalidClient)
         #expect(error?.httpStatus == (answers400 ? 400 : 401))
+        #expect(error?.classification == .configuration)
+        #expect(error?.requiresReauthentication == false)
+    }
+
+    /// A wrong secret sent with HTTP Basic: the provider answers `401` with `WWW-Authenticate: Basic` (RFC 6749
+    /// §5.2). Through `URLSessionTransport` on Linux such an answer never came back before the transport declined
+    /// the challenge (docs/decisions.md §30); FoundationNetworking then drops the body, so only the status is known.
+    @Test func aWrongSecretSentWithHTTPBasicComesBackAsAConfigurationProblem() async throws {
+        let harness = try await ProviderHarness.start(
+            {
+                $0.clients.append(
+                    DevProvider.ClientRegistration(
+                        id: "confidential",
+                        secret: "right",
+                        redirectURIs: ["http://127.0.0.1/callback"]
+                    )
+                )
+            },
+            provider: { running in
+                ProviderConfiguration(
+                    providerID: "dev",
+                    tokenEndpoint: running.url("/token"),
+                    clientID: "confidential",
+                    clientSecret: ClientSecret("wrong"),
+                    clientAuthentication: .secretBasic
+                )
+            }
+        )
+        defer { Task { await harness.stop() } }
+        let error = try await Self.refreshWithUnknownToken(harness)
+        #expect(error?.httpStatus == 401)
         #expect(error?.classification == .configuration)
         #expect(error?.requiresReauthentication == false)
     }
