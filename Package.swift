@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Core
@@ -153,6 +154,8 @@ let package = Package(
                 "Tether",
                 .postgresNIO,
                 .logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
@@ -449,8 +452,14 @@ let package = Package(
                 "TetherPostgres",
                 "TetherTesting",
                 "TetherTestSupport",
+                "ProviderTestSupport",
+                "TetherDevProvider",
+                "TetherOAuth",
                 .postgresNIO,
                 .logging,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(

@@ -35,7 +35,31 @@ extension PostgresStore {
                 )
                 """,
             ]
-        )
+        ),
+        // What the refresh scheduler needs, kept up to date by every write: when the access token was received
+        // and expires (only for records with a refresh token, the ones it can refresh), a worker's claim, and the
+        // mark of a grant that ended.
+        Migration(
+            version: 2,
+            statements: [
+                """
+                ALTER TABLE tether_credentials
+                    ADD COLUMN access_received_at timestamptz,
+                    ADD COLUMN access_expires_at timestamptz,
+                    ADD COLUMN claimed_until timestamptz,
+                    ADD COLUMN sign_in_reason text,
+                    ADD COLUMN sign_in_marked_at timestamptz
+                """,
+                """
+                CREATE INDEX tether_credentials_refresh_due ON tether_credentials (tenant, access_expires_at)
+                    WHERE access_expires_at IS NOT NULL
+                """,
+                """
+                CREATE INDEX tether_credentials_sign_in ON tether_credentials (tenant)
+                    WHERE sign_in_reason IS NOT NULL
+                """,
+            ]
+        ),
     ]
 
     /// The advisory lock key that serializes migrations across workers (an arbitrary constant: "tether" in ASCII).

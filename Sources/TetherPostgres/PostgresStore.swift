@@ -184,11 +184,15 @@ public final class PostgresStore: CredentialStore {
         let client = self.client
         let logger = self.logger
         let keyID = configuration.key.identifier.hexString
+        let schedule = RefreshSchedule(connection.tokens)
         let inserted = try await perform("insert \(connection.id)") {
             let rows = try await client.query(
                 """
-                INSERT INTO tether_credentials (tenant, connection_id, version, key_id, record)
-                VALUES (\(tenant), \(connection.id.rawValue), 1, \(keyID), \(sealed))
+                INSERT INTO tether_credentials (tenant, connection_id, version, key_id, record,
+                    access_received_at, access_expires_at, sign_in_reason, sign_in_marked_at)
+                VALUES (\(tenant), \(connection.id.rawValue), 1, \(keyID), \(sealed),
+                    \(schedule.receivedAt), \(schedule.expiresAt), \(schedule.endedReason),
+                    CASE WHEN \(schedule.endedReason)::text IS NULL THEN NULL ELSE now() END)
                 ON CONFLICT (tenant, connection_id) DO NOTHING RETURNING version
                 """,
                 logger: logger
@@ -213,11 +217,18 @@ public final class PostgresStore: CredentialStore {
         let logger = self.logger
         let keyID = configuration.key.identifier.hexString
         let (old, new) = (Int64(expected), Int64(expected + 1))
+        let schedule = RefreshSchedule(connection.tokens)
         let updated = try await perform("update \(connection.id)") {
             let rows = try await client.query(
                 """
                 UPDATE tether_credentials SET version = \(new), key_id = \(keyID), record = \(sealed),
-                    updated_at = now()
+                    updated_at = now(),
+                    access_received_at = \(schedule.receivedAt), access_expires_at = \(schedule.expiresAt),
+                    sign_in_reason = CASE WHEN \(schedule.canRefresh) THEN NULL
+                        ELSE coalesce(sign_in_reason, \(schedule.endedReason)) END,
+                    sign_in_marked_at = CASE WHEN \(schedule.canRefresh) THEN NULL
+                        WHEN sign_in_reason IS NULL AND \(schedule.endedReason)::text IS NOT NULL THEN now()
+                        ELSE sign_in_marked_at END
                 WHERE tenant = \(tenant) AND connection_id = \(connection.id.rawValue) AND version = \(old)
                 RETURNING version
                 """,

@@ -55,7 +55,7 @@ extension Session {
         }
 
         /// The leeway for a token of the given lifetime.
-        func effectiveLeeway(forLifetime lifetime: Duration?) -> Duration {
+        package func effectiveLeeway(forLifetime lifetime: Duration?) -> Duration {
             guard let lifetime else { return leeway }
             return min(leeway, lifetime * maximumLeewayFraction)
         }
