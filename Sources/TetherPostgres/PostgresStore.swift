@@ -222,7 +222,7 @@ public final class PostgresStore: CredentialStore {
             let rows = try await client.query(
                 """
                 UPDATE tether_credentials SET version = \(new), key_id = \(keyID), record = \(sealed),
-                    updated_at = now(),
+                    updated_at = now(), claimed_until = NULL,
                     access_received_at = \(schedule.receivedAt), access_expires_at = \(schedule.expiresAt),
                     sign_in_reason = CASE WHEN \(schedule.canRefresh) THEN NULL
                         ELSE coalesce(sign_in_reason, \(schedule.endedReason)) END,

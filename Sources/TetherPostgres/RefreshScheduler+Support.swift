@@ -47,7 +47,7 @@ struct SchedulerMetrics: Sendable {
 }
 
 /// Token buckets and `Retry-After` pauses per provider, on the scheduler's clock.
-final class ProviderLimiter: Sendable {
+package final class ProviderLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var refilledAt: Duration
@@ -59,7 +59,7 @@ final class ProviderLimiter: Sendable {
     private let defaultLimit: RefreshScheduler.RateLimit?
     private let buckets = LockedState<[String: Bucket]>([:])
 
-    init(clock: any Clock<Duration>, configuration: RefreshScheduler.Configuration) {
+    package init(clock: any Clock<Duration>, configuration: RefreshScheduler.Configuration) {
         elapsed = Self.stopwatch(on: clock)
         limits = configuration.rateLimits
         defaultLimit = configuration.defaultRateLimit
@@ -71,7 +71,7 @@ final class ProviderLimiter: Sendable {
     }
 
     /// Takes one refresh from the provider's bucket: `false` when it is empty or the provider is paused.
-    func take(_ provider: String) -> Bool {
+    package func take(_ provider: String) -> Bool {
         let now = elapsed()
         let limit = limits[provider] ?? defaultLimit
         return buckets.withLock { buckets in
@@ -92,7 +92,7 @@ final class ProviderLimiter: Sendable {
     }
 
     /// Takes no refresh for the provider for `duration` (its `Retry-After`).
-    func pause(_ provider: String, for duration: Duration) {
+    package func pause(_ provider: String, for duration: Duration) {
         let until = elapsed() + duration
         buckets.withLock { buckets in
             var bucket = buckets[provider] ?? Bucket(tokens: 0, refilledAt: elapsed())

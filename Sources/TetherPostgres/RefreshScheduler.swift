@@ -120,6 +120,12 @@ public struct RefreshScheduler: Service {
         package var failed = 0
         /// Connections given back unrefreshed (rate limit, `Retry-After`, shutdown, unknown provider).
         package var skipped = 0
+
+        /// A round that did nothing.
+        package init() {}
+
+        /// A round that claimed `claimed` connections.
+        init(claimed: Int) { self.claimed = claimed }
     }
 
     let store: PostgresStore
@@ -320,6 +326,11 @@ public struct RefreshScheduler: Service {
             metrics.refreshed(provider: provider, lateness: dueAt.map { dateSource.now.timeIntervalSince($0) })
             return .refreshed
         }
+        // A session hands out a token that has not expired yet when the provider cannot be reached; its status
+        // tells that apart from a token another worker refreshed.
+        if case .offline(_, _, let lastError) = await session.status {
+            return transientFailure(lastError, provider: provider, logger: logger)
+        }
         metrics.contention()
         logger.debug("Another worker had refreshed the connection")
         return .contended
@@ -347,16 +358,8 @@ public struct RefreshScheduler: Service {
                 logger.debug("Another worker held the refresh lease")
                 return .contended
             }
-            if let retryAfter = (error.cause as? RefreshError)?.retryAfter {
-                limiter.pause(provider, for: retryAfter)
-                logger.info(
-                    "Provider asked to retry later; pausing its refreshes",
-                    metadata: ["retry_after": "\(retryAfter)"]
-                )
-            }
-            metrics.failure(provider: provider, class: .transient)
-            logger.debug("Refresh failed: transient", metadata: ["error": "\(error.message)"])
-            return .failed
+            let cause = error.cause as? RefreshError ?? RefreshError.transient(error.message)
+            return transientFailure(cause, provider: provider, logger: logger)
         }
         if error == .storageUnavailable {
             metrics.failure(provider: provider, class: .storage)
@@ -364,6 +367,21 @@ public struct RefreshScheduler: Service {
             metrics.failure(provider: provider, class: .configuration)
         }
         logger.warning("Refresh failed", metadata: ["error": "\(error.message)"])
+        return .failed
+    }
+
+    /// Counts a transient failure and, when the provider asked for it (`Retry-After`, RFC 9110 §10.2.3), pauses
+    /// the provider's refreshes in this worker.
+    func transientFailure(_ failure: RefreshError, provider: String, logger: Logger) -> Outcome {
+        if let retryAfter = failure.retryAfter {
+            limiter.pause(provider, for: retryAfter)
+            logger.info(
+                "Provider asked to retry later; pausing its refreshes",
+                metadata: ["retry_after": "\(retryAfter)"]
+            )
+        }
+        metrics.failure(provider: provider, class: .transient)
+        logger.debug("Refresh failed: transient", metadata: ["error": "\(failure.message)"])
         return .failed
     }
 

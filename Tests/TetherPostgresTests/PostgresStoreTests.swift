@@ -210,7 +210,7 @@ struct PostgresStoreTests {
             for try await version in rows.decode(Int32.self) { versions.append(version) }
             return versions
         }
-        #expect(versions == [1])
+        #expect(versions == [1, 2])
         try await Database.withClient { client in
             try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name)"))
         }
