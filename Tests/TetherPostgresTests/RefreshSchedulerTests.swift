@@ -221,6 +221,54 @@ struct RefreshSchedulerTests {
         }
     }
 
+    @Test func overlappingClaimsStillRefreshOnce() async throws {
+        let harness = try await Self.startProvider()
+        defer { Task { await harness.stop() } }
+        let tenant = Database.uniqueTenant()
+        let key = VaultKey.generate()
+        let metrics = TestMetrics()
+        try await Database.withStore(tenant: tenant, key: key) { first, client in
+            try await Database.withStore(tenant: tenant, key: key) { second, _ in
+                try await Self.seed("shared", harness: harness, store: first)
+                let gate = GatedRefresher(harness.client)
+                let holder = Self.scheduler(first, harness: harness, refresher: gate, metrics: metrics)
+                let latecomer = Self.scheduler(second, harness: harness, metrics: metrics)
+                harness.clock.advance(by: Self.step)
+                async let held = holder.runRound()
+                await gate.waitForStarts(1)
+                // The holder's refresh is at the provider, under the lease; its claim lapses (released here), and
+                // another worker claims the connection.
+                try await first.releaseClaims(["shared"])
+                async let late = latecomer.runRound()
+                try await Self.waitUntilClaimed("shared", tenant: tenant, client: client)
+                await gate.open()
+                let (heldRound, lateRound) = await (held, late)
+                #expect(heldRound.refreshed == 1)
+                #expect(lateRound.claimed == 1)
+                #expect(lateRound.contended == 1)
+                let counters = await harness.counters()
+                #expect(counters[.refreshes] == 1)
+                #expect(counters[.reuseDetections] == 0)
+                #expect(metrics.counterTotal(label: "tether_scheduler_lease_contention_total") == 1)
+                #expect(metrics.counterTotal(label: "tether_scheduler_refreshes_total") == 1)
+            }
+        }
+    }
+
+    /// Returns once a worker holds a claim on `id`.
+    static func waitUntilClaimed(_ id: ConnectionID, tenant: String, client: PostgresClient) async throws {
+        while true {
+            let rows = try await client.query(
+                """
+                SELECT count(*) FROM tether_credentials
+                WHERE tenant = \(tenant) AND connection_id = \(id.rawValue) AND claimed_until IS NOT NULL
+                """
+            )
+            for try await claimed in rows.decode(Int64.self) where claimed > 0 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     @Test func gracefulShutdownFinishesRefreshesInFlightAndClaimsNothingNew() async throws {
         let harness = try await Self.startProvider()
         defer { Task { await harness.stop() } }
