@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HTTPTypes
 import Logging
 import Tether
 import TetherAsyncHTTPClient
@@ -75,7 +76,15 @@ struct Workspace: Sendable {
         let proxied = ["https_proxy", "http_proxy", "all_proxy"].contains { name in
             !(environment[name] ?? environment[name.uppercased()] ?? "").isEmpty
         }
-        return proxied ? URLSessionTransport() : sharedAsyncTransport
+        return proxied ? URLSessionTransport() : SharedAsyncTransport()
+    }
+
+    /// Sends through ``sharedAsyncTransport``, which is created on the first request: a command that sends none
+    /// (`tether token` with a fresh token) starts no event loop threads.
+    struct SharedAsyncTransport: HTTPTransport {
+        func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+            try await Workspace.sharedAsyncTransport.send(request, body: body)
+        }
     }
 
     /// One AsyncHTTPClient for the process. A static is never deinitialised, so the client needs no shutdown
