@@ -224,6 +224,23 @@ let package = Package(
             ],
             path: "Benchmarks/TetherBenchmarks"
         ),
+        // `swift build -c release --product SchedulerBenchmarks`, run under `Scripts/start-postgres.sh` (see
+        // docs/benchmarks.md, "PostgreSQL store and refresh scheduler").
+        .executableTarget(
+            name: "SchedulerBenchmarks",
+            dependencies: [
+                "Tether",
+                "TetherOAuth",
+                "TetherAsyncHTTPClient",
+                "TetherDevProvider",
+                "TetherPostgres",
+                .postgresNIO,
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .logging,
+            ],
+            path: "Benchmarks/SchedulerBenchmarks"
+        ),
 
         // The fuzz targets (Scripts/fuzz.sh, docs/reliability.md). The normal build makes a tool that replays
         // corpus files through them; Scripts/fuzz.sh builds them with libFuzzer and the address sanitizer.
