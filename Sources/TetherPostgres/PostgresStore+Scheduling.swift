@@ -1,6 +1,6 @@
 public import Foundation
 import Logging
-import PostgresNIO
+package import PostgresNIO
 public import Tether
 
 /// The columns beside a sealed record that let ``RefreshScheduler`` find due connections without opening records.
@@ -95,33 +95,55 @@ extension PostgresStore {
         let leewaySeconds = Self.seconds(leeway)
         let claimSeconds = Self.seconds(claim)
         let limit = Int64(max(1, limit))
+        let statement = Self.claimStatement(
+            tenant: tenant,
+            now: now,
+            leewaySeconds: leewaySeconds,
+            leewayFraction: leewayFraction,
+            limit: limit,
+            claimSeconds: claimSeconds
+        )
         return try await perform("claim due connections") {
-            let rows = try await client.query(
-                """
-                UPDATE tether_credentials AS c
-                SET claimed_until = now() + \(claimSeconds) * interval '1 second'
-                FROM (
-                    SELECT connection_id FROM tether_credentials
-                    WHERE tenant = \(tenant) AND sign_in_reason IS NULL
-                        AND access_expires_at <= \(now) + \(leewaySeconds) * interval '1 second'
-                        AND access_expires_at - least(\(leewaySeconds) * interval '1 second',
-                            (access_expires_at - access_received_at) * \(leewayFraction)) <= \(now)
-                        AND (claimed_until IS NULL OR claimed_until < now())
-                    ORDER BY access_expires_at
-                    LIMIT \(limit)
-                    FOR UPDATE SKIP LOCKED
-                ) AS due
-                WHERE c.tenant = \(tenant) AND c.connection_id = due.connection_id
-                RETURNING c.connection_id, c.access_expires_at
-                """,
-                logger: logger
-            )
+            let rows = try await client.query(statement, logger: logger)
             var claimed: [(id: ConnectionID, expiresAt: Date)] = []
             for try await (id, expiresAt) in rows.decode((String, Date).self) {
                 claimed.append((ConnectionID(id), expiresAt))
             }
             return claimed.sorted { $0.expiresAt < $1.expiresAt }
         }
+    }
+
+    /// The claim's statement. The due rows are chosen and locked once, in a `MATERIALIZED` common table expression,
+    /// and the claim then updates them by primary key. As a subquery joined to the table, the choice depended on
+    /// the planner's estimates: with statistics taken before a tenant's rows were written, PostgreSQL put it on
+    /// the inner side of a nested loop over the tenant's rows and ran it again for each of them, so that one claim
+    /// took close to a minute on 20,000 rows and claimed more rows than its limit (docs/benchmarks.md, "PostgreSQL
+    /// store and refresh scheduler"; `RefreshSchedulerTests.theClaimChoosesItsRowsOnceWhateverTheStatistics`).
+    package static func claimStatement(
+        tenant: String,
+        now: Date,
+        leewaySeconds: Double,
+        leewayFraction: Double,
+        limit: Int64,
+        claimSeconds: Double
+    ) -> PostgresQuery {
+        """
+        WITH due AS MATERIALIZED (
+            SELECT connection_id FROM tether_credentials
+            WHERE tenant = \(tenant) AND sign_in_reason IS NULL
+                AND access_expires_at <= \(now) + \(leewaySeconds) * interval '1 second'
+                AND access_expires_at - least(\(leewaySeconds) * interval '1 second',
+                    (access_expires_at - access_received_at) * \(leewayFraction)) <= \(now)
+                AND (claimed_until IS NULL OR claimed_until < now())
+            ORDER BY access_expires_at
+            LIMIT \(limit)
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE tether_credentials AS c
+        SET claimed_until = now() + \(claimSeconds) * interval '1 second'
+        WHERE c.tenant = \(tenant) AND c.connection_id = ANY (ARRAY(SELECT connection_id FROM due))
+        RETURNING c.connection_id, c.access_expires_at
+        """
     }
 
     /// Gives claims back, so that the next round (of any worker) may take the connections.

@@ -93,6 +93,89 @@ struct RefreshSchedulerTests {
         }
     }
 
+    /// With statistics taken before a tenant's rows were written (as after a tenant's first busy minutes), the claim
+    /// still chooses and locks its rows once: `LockRows` runs one loop and the claim takes exactly its limit. As a
+    /// joined subquery it ran once per row of the tenant (20,000 loops, close to a minute in the benchmark) and
+    /// claimed more rows than its limit.
+    @Test func theClaimChoosesItsRowsOnceWhateverTheStatistics() async throws {
+        let tenant = Database.uniqueTenant()
+        let others = tenant + "-others"
+        try await Database.withStore(tenant: tenant, key: .generate()) { store, client in
+            // The schema exists once the store has run a statement.
+            _ = try await store.list()
+            let insert = { (name: String, count: Int) async throws in
+                try await client.query(
+                    """
+                    INSERT INTO tether_credentials
+                        (tenant, connection_id, version, key_id, record, access_received_at, access_expires_at)
+                    SELECT \(name), 'c' || g, 1, 'unused', '\\x00'::bytea, now() - interval '10 minutes',
+                        now() + (g % 600) * interval '1 second'
+                    FROM generate_series(1, \(count)) AS g
+                    """,
+                    logger: Database.quietLogger
+                )
+            }
+            defer {
+                Task {
+                    _ = try? await client.query(
+                        "DELETE FROM tether_credentials WHERE tenant IN (\(tenant), \(others))",
+                        logger: Database.quietLogger
+                    )
+                }
+            }
+            _ = try await insert(others, 20_000)
+            _ = try await client.query("ANALYZE tether_credentials", logger: Database.quietLogger)
+            _ = try await insert(tenant, 20_000)
+
+            let statement = PostgresStore.claimStatement(
+                tenant: tenant,
+                now: Date(),
+                leewaySeconds: 300,
+                leewayFraction: 0.25,
+                limit: 50,
+                claimSeconds: 120
+            )
+            let plan: String = try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: Database.quietLogger)
+                defer { Task { _ = try? await connection.query("ROLLBACK", logger: Database.quietLogger) } }
+                let rows = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + statement.sql,
+                        binds: statement.binds
+                    ),
+                    logger: Database.quietLogger
+                )
+                var text = ""
+                for try await line in rows.decode(String.self) { text += line }
+                return text
+            }
+            let lockRows = try #require(Self.planNodes(in: plan).first { $0["Node Type"] as? String == "LockRows" })
+            #expect(lockRows["Actual Loops"] as? Int == 1, "\(plan)")
+            #expect(lockRows["Actual Rows"] as? Int == 50, "\(plan)")
+            let claimed = try await store.claimDueConnections(
+                at: Date(),
+                leeway: .seconds(300),
+                leewayFraction: 0.25,
+                limit: 50,
+                claim: .seconds(120)
+            )
+            #expect(claimed.count == 50)
+            #expect(Set(claimed.map(\.id)).count == 50)
+        }
+    }
+
+    /// Every node of an `EXPLAIN (FORMAT JSON)` plan.
+    static func planNodes(in json: String) throws -> [[String: Any]] {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        var nodes: [[String: Any]] = []
+        var pending = document.compactMap { $0["Plan"] as? [String: Any] }
+        while let node = pending.popLast() {
+            nodes.append(node)
+            pending += (node["Plans"] as? [[String: Any]]) ?? []
+        }
+        return nodes
+    }
+
     @Test func threeWorkersRefreshEveryConnectionOncePerExpiry() async throws {
         let harness = try await Self.startProvider()
         defer { Task { await harness.stop() } }
