@@ -48,16 +48,55 @@ def classify(error):
     return "error:" + type(error).__name__
 
 
-class GoogleAuth:
+def is_signed_out(error):
+    """Whether a peer's exception means the provider refused the refresh token (the grant is gone)."""
+    return "invalid_grant" in repr(error) or type(error).__name__ == "InvalidGrantError"
+
+
+class Peer:
+    """What the peers share: a client made from a token dictionary, kept as JSON, and one authorized GET."""
+
+    is_async = False
+
+    def __init__(self, endpoints, leeway):
+        self.endpoints = endpoints
+        self.leeway = leeway
+
+    def get(self, client):
+        response = client.get(self.endpoints["userinfo"])
+        check(response.status_code)
+        return response
+
+    def call(self, operation, client):
+        try:
+            return operation(client)
+        except Exception as error:
+            if is_signed_out(error):
+                raise SignedOut() from error
+            raise
+
+    def save(self, client, path):
+        with open(path, "w") as file:
+            json.dump(dict(client.token), file)
+
+    def restore(self, path):
+        with open(path) as file:
+            token = json.load(file)
+        return self.make(token)
+
+    def replace(self, client, token):
+        client.token = dict(token)
+
+
+class GoogleAuth(Peer):
     """google-auth: `google.oauth2.credentials.Credentials` + `google.auth.transport.requests.AuthorizedSession`."""
 
     name = "google-auth (AuthorizedSession)"
-    is_async = False
 
     def __init__(self, endpoints, leeway):
         import google.auth._helpers
 
-        self.endpoints = endpoints
+        super().__init__(endpoints, leeway)
         # google-auth refreshes a token 3 min 45 s before it expires (REFRESH_THRESHOLD), so a token living a few
         # seconds would be refreshed on every call; it gets the same leeway as every other client here.
         google.auth._helpers.REFRESH_THRESHOLD = datetime.timedelta(seconds=leeway)
@@ -77,26 +116,11 @@ class GoogleAuth:
         )
         return AuthorizedSession(credentials)
 
-    def get(self, client):
-        response = client.get(self.endpoints["userinfo"])
-        check(response.status_code)
-        return response
-
     def valid_token(self, client):
         # The step AuthorizedSession.request runs before each request: refresh if needed, set the header.
         headers = {}
         client.credentials.before_request(client._auth_request, "GET", self.endpoints["userinfo"], headers)
         return headers["authorization"]
-
-    def call(self, operation, client):
-        import google.auth.exceptions
-
-        try:
-            return operation(client)
-        except google.auth.exceptions.RefreshError as error:
-            if "invalid_grant" in repr(error):
-                raise SignedOut() from error
-            raise
 
     def save(self, client, path):
         with open(path, "w") as file:
@@ -117,23 +141,19 @@ class GoogleAuth:
         ).replace(tzinfo=None)
 
 
-class RequestsOAuthlib:
+class RequestsOAuthlib(Peer):
     """requests-oauthlib: `OAuth2Session` with `auto_refresh_url` (refreshes inside `request()`)."""
 
     name = "requests-oauthlib (OAuth2Session)"
-    is_async = False
 
-    def __init__(self, endpoints, leeway):
-        self.endpoints = endpoints
-        self.leeway = leeway
-
-    def make(self, token):
+    def make(self, token, leeway_applied=False):
         from requests_oauthlib import OAuth2Session
 
         token = dict(token)
         # requests-oauthlib has no leeway: it refreshes once `expires_at` has passed. The leeway is taken off the
-        # saved expiry, which has the same effect.
-        token["expires_at"] = token["expires_at"] - self.leeway
+        # saved expiry, which has the same effect (a token saved by `save` has it taken off already).
+        if not leeway_applied:
+            token["expires_at"] = token["expires_at"] - self.leeway
         return OAuth2Session(
             CLIENT_ID,
             token=token,
@@ -141,41 +161,16 @@ class RequestsOAuthlib:
             auto_refresh_kwargs={"client_id": CLIENT_ID},
             token_updater=lambda new: None,
         )
-
-    def get(self, client):
-        response = client.get(self.endpoints["userinfo"])
-        check(response.status_code)
-        return response
 
     def valid_token(self, client):
         # No call returns a valid token without sending a request; request() checks the expiry and adds the
         # header through the oauthlib client, which is what is measured (it raises once the token expired).
         return client._client.add_token(self.endpoints["userinfo"], http_method="GET", headers={})[1]
 
-    def call(self, operation, client):
-        try:
-            return operation(client)
-        except Exception as error:
-            if "invalid_grant" in repr(error) or type(error).__name__ == "InvalidGrantError":
-                raise SignedOut() from error
-            raise
-
-    def save(self, client, path):
-        with open(path, "w") as file:
-            json.dump(client.token, file)
-
     def restore(self, path):
-        from requests_oauthlib import OAuth2Session
-
         with open(path) as file:
             token = json.load(file)
-        return OAuth2Session(
-            CLIENT_ID,
-            token=token,
-            auto_refresh_url=self.endpoints["token"],
-            auto_refresh_kwargs={"client_id": CLIENT_ID},
-            token_updater=lambda new: None,
-        )
+        return self.make(token, leeway_applied=True)
 
     def replace(self, client, token):
         token = dict(token)
@@ -183,15 +178,10 @@ class RequestsOAuthlib:
         client.token = token
 
 
-class AuthlibSync:
+class AuthlibSync(Peer):
     """Authlib: `authlib.integrations.requests_client.OAuth2Session` (refreshes inside `request()`)."""
 
     name = "Authlib (OAuth2Session, sync)"
-    is_async = False
-
-    def __init__(self, endpoints, leeway):
-        self.endpoints = endpoints
-        self.leeway = leeway
 
     def make(self, token):
         from authlib.integrations.requests_client import OAuth2Session
@@ -205,45 +195,16 @@ class AuthlibSync:
             update_token=lambda token, refresh_token=None, access_token=None: None,
         )
 
-    def get(self, client):
-        response = client.get(self.endpoints["userinfo"])
-        check(response.status_code)
-        return response
-
     def valid_token(self, client):
         client.ensure_active_token(client.token)
         return client.token["access_token"]
 
-    def call(self, operation, client):
-        try:
-            return operation(client)
-        except Exception as error:
-            if "invalid_grant" in repr(error):
-                raise SignedOut() from error
-            raise
 
-    def save(self, client, path):
-        with open(path, "w") as file:
-            json.dump(dict(client.token), file)
-
-    def restore(self, path):
-        with open(path) as file:
-            token = json.load(file)
-        return self.make(token)
-
-    def replace(self, client, token):
-        client.token = dict(token)
-
-
-class AuthlibAsync:
+class AuthlibAsync(Peer):
     """Authlib: `authlib.integrations.httpx_client.AsyncOAuth2Client` (an asyncio lock around its refresh)."""
 
     name = "Authlib (AsyncOAuth2Client)"
     is_async = True
-
-    def __init__(self, endpoints, leeway):
-        self.endpoints = endpoints
-        self.leeway = leeway
 
     def make(self, token):
         import httpx
@@ -276,21 +237,9 @@ class AuthlibAsync:
         try:
             return await operation(client)
         except Exception as error:
-            if "invalid_grant" in repr(error):
+            if is_signed_out(error):
                 raise SignedOut() from error
             raise
-
-    def save(self, client, path):
-        with open(path, "w") as file:
-            json.dump(dict(client.token), file)
-
-    def restore(self, path):
-        with open(path) as file:
-            token = json.load(file)
-        return self.make(token)
-
-    def replace(self, client, token):
-        client.token = dict(token)
 
 
 PEERS = [GoogleAuth, RequestsOAuthlib, AuthlibSync, AuthlibAsync]

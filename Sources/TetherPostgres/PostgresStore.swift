@@ -77,14 +77,14 @@ public final class PostgresStore: CredentialStore {
     ///   - client: The pool; run it (`client.run()`) for as long as the store is used.
     ///   - configuration: The tenant, the keys and the lease settings.
     ///   - clock: The clock of lease waits, renewals and operation time limits.
-    ///   - logger: Where the store logs (never a secret).
+    ///   - logger: Where the store logs (never a secret); the task's logger (`Logger.current`) by default.
     /// - Throws: ``Tether/CredentialStoreError/invalidConfiguration`` when the tenant is empty or longer than
     ///   200 characters, or the lease duration is shorter than 1 second.
     public init(
         client: PostgresClient,
         configuration: Configuration,
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "tether.postgres")
+        logger: Logger = .current
     ) throws {
         guard !configuration.tenant.isEmpty, configuration.tenant.count <= 200 else {
             throw CredentialStoreError.invalidConfiguration.with(message: "A tenant has 1 to 200 characters")

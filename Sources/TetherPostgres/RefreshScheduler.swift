@@ -145,7 +145,7 @@ public struct RefreshScheduler: Service {
     ///   - clock: The clock of pauses, rate limits and the sessions' retries.
     ///   - dateSource: The wall clock that decides which tokens are due.
     ///   - metricsFactory: Where metrics go; `nil` for the process's `MetricsSystem`.
-    ///   - logger: Where it logs (never a secret).
+    ///   - logger: Where it logs (never a secret); the task's logger (`Logger.current`) by default.
     public init(
         store: PostgresStore,
         refreshers: [String: any TokenRefresher],
@@ -153,16 +153,17 @@ public struct RefreshScheduler: Service {
         clock: any Clock<Duration> = ContinuousClock(),
         dateSource: DateSource = .system,
         metricsFactory: (any MetricsFactory)? = nil,
-        logger: Logger = Logger(label: "tether.scheduler")
+        logger: Logger = .current
     ) {
-        self.store = store
-        self.refresher = { refreshers[$0.providerID] }
-        self.configuration = configuration
-        self.clock = clock
-        self.dateSource = dateSource
-        self.logger = logger
-        self.metrics = SchedulerMetrics(factory: metricsFactory ?? MetricsSystem.factory)
-        self.limiter = ProviderLimiter(clock: clock, configuration: configuration)
+        self.init(
+            store: store,
+            refresher: { refreshers[$0.providerID] },
+            configuration: configuration,
+            clock: clock,
+            dateSource: dateSource,
+            metricsFactory: metricsFactory,
+            logger: logger
+        )
     }
 
     /// Creates a scheduler that refreshes every connection of the store's tenant through one refresher.
@@ -173,7 +174,7 @@ public struct RefreshScheduler: Service {
     ///   - clock: The clock of pauses, rate limits and the sessions' retries.
     ///   - dateSource: The wall clock that decides which tokens are due.
     ///   - metricsFactory: Where metrics go; `nil` for the process's `MetricsSystem`.
-    ///   - logger: Where it logs (never a secret).
+    ///   - logger: Where it logs (never a secret); the task's logger (`Logger.current`) by default.
     public init(
         store: PostgresStore,
         refresher: any TokenRefresher,
@@ -181,10 +182,31 @@ public struct RefreshScheduler: Service {
         clock: any Clock<Duration> = ContinuousClock(),
         dateSource: DateSource = .system,
         metricsFactory: (any MetricsFactory)? = nil,
-        logger: Logger = Logger(label: "tether.scheduler")
+        logger: Logger = .current
+    ) {
+        self.init(
+            store: store,
+            refresher: { _ in refresher },
+            configuration: configuration,
+            clock: clock,
+            dateSource: dateSource,
+            metricsFactory: metricsFactory,
+            logger: logger
+        )
+    }
+
+    /// The initializer both public ones call: `refresher` picks the refresher for a connection's account.
+    private init(
+        store: PostgresStore,
+        refresher: @escaping @Sendable (Account) -> (any TokenRefresher)?,
+        configuration: Configuration,
+        clock: any Clock<Duration>,
+        dateSource: DateSource,
+        metricsFactory: (any MetricsFactory)?,
+        logger: Logger
     ) {
         self.store = store
-        self.refresher = { _ in refresher }
+        self.refresher = refresher
         self.configuration = configuration
         self.clock = clock
         self.dateSource = dateSource

@@ -171,11 +171,14 @@ struct WireQuirkTests {
         #expect(slowDown?.httpStatus == 200)
     }
 
-    @Test(arguments: [false, true])
-    func invalidClientWith400Or401IsAConfigurationProblem(answers400: Bool) async throws {
+    /// A refresh by the confidential client `confidential` with a wrong secret, sent the way `method` says.
+    static func refreshWithAWrongSecret(
+        sentWith method: ProviderConfiguration.ClientAuthentication,
+        invalidClientAnswers400: Bool = false
+    ) async throws -> OAuthError? {
         let harness = try await ProviderHarness.start(
             {
-                $0.interoperability.invalidClientAnswers400 = answers400
+                $0.interoperability.invalidClientAnswers400 = invalidClientAnswers400
                 $0.clients.append(
                     DevProvider.ClientRegistration(
                         id: "confidential",
@@ -190,12 +193,17 @@ struct WireQuirkTests {
                     tokenEndpoint: running.url("/token"),
                     clientID: "confidential",
                     clientSecret: ClientSecret("wrong"),
-                    clientAuthentication: .secretPost
+                    clientAuthentication: method
                 )
             }
         )
         defer { Task { await harness.stop() } }
-        let error = try await Self.refreshWithUnknownToken(harness)
+        return try await refreshWithUnknownToken(harness)
+    }
+
+    @Test(arguments: [false, true])
+    func invalidClientWith400Or401IsAConfigurationProblem(answers400: Bool) async throws {
+        let error = try await Self.refreshWithAWrongSecret(sentWith: .secretPost, invalidClientAnswers400: answers400)
         #expect(error?.errorCode == .invalidClient)
         #expect(error?.httpStatus == (answers400 ? 400 : 401))
         #expect(error?.classification == .configuration)
@@ -206,28 +214,7 @@ struct WireQuirkTests {
     /// §5.2). Through `URLSessionTransport` on Linux such an answer never came back before the transport declined
     /// the challenge (docs/decisions.md §30); FoundationNetworking then drops the body, so only the status is known.
     @Test func aWrongSecretSentWithHTTPBasicComesBackAsAConfigurationProblem() async throws {
-        let harness = try await ProviderHarness.start(
-            {
-                $0.clients.append(
-                    DevProvider.ClientRegistration(
-                        id: "confidential",
-                        secret: "right",
-                        redirectURIs: ["http://127.0.0.1/callback"]
-                    )
-                )
-            },
-            provider: { running in
-                ProviderConfiguration(
-                    providerID: "dev",
-                    tokenEndpoint: running.url("/token"),
-                    clientID: "confidential",
-                    clientSecret: ClientSecret("wrong"),
-                    clientAuthentication: .secretBasic
-                )
-            }
-        )
-        defer { Task { await harness.stop() } }
-        let error = try await Self.refreshWithUnknownToken(harness)
+        let error = try await Self.refreshWithAWrongSecret(sentWith: .secretBasic)
         #expect(error?.httpStatus == 401)
         #expect(error?.classification == .configuration)
         #expect(error?.requiresReauthentication == false)

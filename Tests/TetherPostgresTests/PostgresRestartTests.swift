@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Testing
 import Tether
 import TetherPostgres
@@ -106,6 +107,60 @@ extension PostgresStoreTests {
             #expect(refreshes.withLock { $0 } == refreshesBefore + 1)
             #expect(try await store.read("session")?.tokens.accessToken == AccessToken("access-after-restart"))
         }
+    }
+
+    /// The connection under a write is cut while its statement runs (another transaction holds the row, and the
+    /// server ends the waiting backend, as a failover or an administrator's `pg_terminate_backend` does): the write
+    /// fails as the database being unavailable, the record is the one before it, and the pool's next write works.
+    @Test func aConnectionCutInTheMiddleOfAWriteIsUnavailableAndChangesNothing() async throws {
+        let tenant = Database.uniqueTenant()
+        try await Database.withStore(tenant: tenant, key: .generate(), operationTimeout: .seconds(5)) { store, _ in
+            let written = try await store.write(Database.connection("cut", canary: "cut"))
+            let changed = {
+                var record = written
+                record.tokens = Database.connection("cut", canary: "changed").tokens
+                return record
+            }()
+            try await Database.withClient { admin in
+                try await admin.withConnection { holder in
+                    try await holder.query("BEGIN", logger: Database.quietLogger)
+                    try await holder.query(
+                        "SELECT 1 FROM tether_credentials WHERE tenant = \(tenant) AND connection_id = 'cut' FOR UPDATE",
+                        logger: Database.quietLogger
+                    )
+                    let write = Task { try await store.write(changed, expecting: .version(written.version)) }
+                    // Wait until the write's backend waits for the row, then end that backend.
+                    var ended = 0
+                    for _ in 0..<100 where ended == 0 {
+                        try await Task.sleep(for: .milliseconds(50))
+                        ended = try await Self.endBackendsBlocked(by: holder)
+                    }
+                    #expect(ended >= 1, "the write never waited for the row")
+                    await #expect(throws: CredentialStoreError.unavailable) { try await write.value }
+                    // A retry by the store may be waiting again; end it before the row is let go.
+                    _ = try await Self.endBackendsBlocked(by: holder)
+                    try await holder.query("ROLLBACK", logger: Database.quietLogger)
+                }
+            }
+            #expect(try await store.read("cut") == written)
+            let next = try await store.write(changed, expecting: .version(written.version))
+            #expect(next.version == written.version + 1)
+            #expect(try await store.read("cut")?.tokens.accessToken == AccessToken("access-changed"))
+        }
+    }
+
+    /// Ends every backend that waits for a lock `connection`'s transaction holds; returns how many.
+    static func endBackendsBlocked(by connection: PostgresConnection) async throws -> Int {
+        let rows = try await connection.query(
+            """
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))
+            """,
+            logger: Database.quietLogger
+        )
+        var count = 0
+        for try await ended in rows.decode(Int.self) { count = ended }
+        return count
     }
 
     /// Runs the cluster's `pg_ctl` and waits for it. Spawned and reaped directly rather than through `Process`,
