@@ -23,8 +23,8 @@ public import Logging
 /// 3. the systemd credential ``credentialName`` in `$CREDENTIALS_DIRECTORY` (32 bytes, or their base64 encoding),
 ///    for a service started with `LoadCredentialEncrypted=`;
 /// 4. the Secret Service (GNOME Keyring, KWallet) through libsecret, loaded at run time, when the environment names
-///    a D-Bus session and `TETHER_SECRET_SERVICE` is not `off` (or `0`, `no`, `false`): one item with the attributes `application` = `tether`
-///    and `vault` = the folder, created there when no source has a key yet;
+///    a D-Bus session and `TETHER_SECRET_SERVICE` is not `off` (nor `0`, `no`, `false`): one item with the
+///    attributes `application` = `tether` and `vault` = the folder, created there when no source has a key yet;
 /// 5. the `vault.key` file in the folder, created when no source has a key and the Secret Service is absent.
 ///
 /// A source that is there but holds a malformed key throws ``CredentialStoreError/invalidConfiguration``; it is
