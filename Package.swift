@@ -440,6 +440,21 @@ let package = Package(
                 .logging,
             ]
         ),
+        // Against django-oauth-toolkit on 127.0.0.1 (Scripts/conformance.sh); skipped without it.
+        .testTarget(
+            name: "TetherConformanceTests",
+            dependencies: [
+                // The `tether` binary its command tests run.
+                "TetherCLI",
+                "Tether",
+                "TetherOAuth",
+                "TetherJWT",
+                "TetherURLSession",
+                "TetherTestSupport",
+                .httpTypes,
+                .logging,
+            ]
+        ),
         .testTarget(
             name: "TetherDevProviderTests",
             dependencies: [

@@ -5,8 +5,10 @@
 
 Opens the URL (the last argument) in headless Chromium through Selenium, fills the development provider's
 sign-in form (#username, #password), clicks #allow (or #deny), and waits until the browser has loaded the
-loopback redirect (a URL starting with http://127.0.0.1). Exits 0 on success; otherwise exits 1 with a
-one-line reason on stderr. Everything must finish within 90 seconds.
+loopback redirect: the authorization URL's redirect_uri (its scheme, host and port), or any URL starting with
+http://127.0.0.1 when it names none. Waiting for the redirect URI's own port matters when the authorization server
+itself runs on 127.0.0.1 (Conformance/). Exits 0 on success; otherwise exits 1 with a one-line reason on stderr.
+Everything must finish within 90 seconds.
 
 Environment:
     HEADLESS_BROWSER_USERNAME    user name to type (default: ada)
@@ -24,9 +26,19 @@ import os
 import sys
 import tempfile
 import time
+from urllib.parse import parse_qs, urlsplit
 
 TOTAL_TIMEOUT = 90.0
 REDIRECT_PREFIX = "http://127.0.0.1"
+
+
+def redirect_prefix(url):
+    """Where the loopback redirect lands: the origin of the URL's redirect_uri, else REDIRECT_PREFIX."""
+    redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
+    parts = urlsplit(redirect)
+    if parts.scheme == "http" and parts.hostname in ("127.0.0.1", "::1", "localhost") and parts.port:
+        return f"{parts.scheme}://{parts.netloc}/"
+    return REDIRECT_PREFIX
 
 
 def fail(reason):
@@ -44,6 +56,7 @@ def main(argv):
     if len(argv) < 2:
         return fail("usage: headless-browser.py URL")
     url = argv[-1]
+    prefix = redirect_prefix(url)
     username = os.environ.get("HEADLESS_BROWSER_USERNAME", "ada")
     password = os.environ.get("HEADLESS_BROWSER_PASSWORD", "lovelace")
     decision = os.environ.get("HEADLESS_BROWSER_DECISION", "allow")
@@ -107,9 +120,9 @@ def main(argv):
         driver.set_page_load_timeout(remaining())
         driver.find_element(By.ID, decision).click()
 
-        step = "waiting for the redirect to " + REDIRECT_PREFIX
+        step = "waiting for the redirect to " + prefix
         WebDriverWait(driver, remaining()).until(
-            lambda d: d.current_url.startswith(REDIRECT_PREFIX)
+            lambda d: d.current_url.startswith(prefix)
             and d.execute_script("return document.readyState") == "complete"
         )
 

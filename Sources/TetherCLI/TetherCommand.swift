@@ -38,14 +38,20 @@ struct TetherCommand: AsyncParsableCommand {
               connections.json   each connection's provider, client id, scopes;
                                  a client secret only sealed with the vault key
               records/           the encrypted vault: tokens and account
-              vault.key          the vault key, unless TETHER_VAULT_KEY is set
+              vault.key          the vault key, only when no source below has it
+                                 (`tether status` then says so)
               status.json        the last error of each connection
               calendar-cache/    each calendar source's last good events, sealed
               calendar-status.json  how each calendar source's last fetch failed
 
             ENVIRONMENT
               TETHER_HOME        where the files above live
-              TETHER_VAULT_KEY   the vault key (base64 of 32 bytes)
+              TETHER_VAULT_KEY   the vault key (base64 of 32 bytes); else the key is
+                                 $CREDENTIALS_DIRECTORY/tether-vault-key (systemd
+                                 LoadCredentialEncrypted=), else an item in the
+                                 Secret Service (GNOME Keyring, KWallet) when a
+                                 D-Bus session and libsecret are there, else vault.key
+              TETHER_SECRET_SERVICE=off  keep the Secret Service out of it
               TETHER_STORE       postgresql://user[:password]@host[:port]/db keeps
                                  tokens and refresh leases in PostgreSQL, shared
                                  by every machine that uses it (also --store);

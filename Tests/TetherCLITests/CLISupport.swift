@@ -64,6 +64,9 @@ struct CLI: Sendable {
             environment[key] = nil
         }
         environment["TETHER_HOME"] = home.path
+        // A developer's desktop keyring stays out of the tests: without a session bus the vault key is in the file
+        // (the keyring suites give the headless keyring's bus back through `with(_:)`).
+        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         environment.merge(extraEnvironment) { _, new in new }
         return environment
     }

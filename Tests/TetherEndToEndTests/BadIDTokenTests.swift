@@ -93,6 +93,34 @@ struct BadIDTokenTests {
         #expect(await Self.rejection(fixture) == .badSignature)
     }
 
+    /// A key the provider's key set lacks (it has just rotated, and the validator may not fetch again yet): the
+    /// token came from the token endpoint, so its claims decide (docs/decisions.md §32).
+    @Test func keyMissingFromTheKeySetFallsBackToTheClaims() async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        let rotated = try await TestKey.rsa(Fixtures.rsaPrivateKeyB, kid: "rsa-rotated")
+        try await fixture.answer([:], signer: rotated)
+        let result = try await fixture.exchange()
+        #expect(result.account?.subject == "user-1")
+        #expect(result.idTokenClaims?.nonce == fixture.request.nonce)
+    }
+
+    @Test(arguments: [
+        ("aud", "another-client", IDTokenError.wrongAudience),
+        ("nonce", "replayed-nonce", .nonceMismatch),
+    ])
+    func keyMissingFromTheKeySetStillNeedsTheRightClaims(
+        claim: String,
+        value: String,
+        expected: IDTokenError
+    ) async throws {
+        let fixture = try await Fixture.make()
+        defer { Task { await fixture.server.stop() } }
+        let rotated = try await TestKey.rsa(Fixtures.rsaPrivateKeyB, kid: "rsa-rotated")
+        try await fixture.answer([claim: value], signer: rotated)
+        #expect(await Self.rejection(fixture) == expected)
+    }
+
     @Test(arguments: [
         ("aud", "another-client", IDTokenError.wrongAudience),
         ("iss", "https://evil.example", .wrongIssuer),

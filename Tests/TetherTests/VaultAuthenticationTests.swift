@@ -11,7 +11,7 @@ struct VaultAuthenticationTests {
         let fixture = VaultFixture()
         defer { fixture.remove() }
         let store = try fixture.store()
-        let code = store.authenticationCode(for: message, context: "tether.profile.v1")
+        let code = try store.authenticationCode(for: message, context: "tether.profile.v1")
         try store.verifyAuthenticationCode(code, for: message, context: "tether.profile.v1")
         // The same key from another store instance: the code is a function of the key, not of the instance.
         try fixture.store().verifyAuthenticationCode(code, for: message, context: "tether.profile.v1")
@@ -42,7 +42,7 @@ struct VaultAuthenticationTests {
         let fixture = VaultFixture()
         defer { fixture.remove() }
         let store = try fixture.store()
-        let code = store.authenticationCode(for: message, context: "tether.profile.v1")
+        let code = try store.authenticationCode(for: message, context: "tether.profile.v1")
         // The same construction keyed directly with the vault key must not verify: the MAC key is HKDF's output.
         let rawKey = SymmetricKey(data: try #require(Data(base64Encoded: fixture.key.revealedBase64)))
         var input = Data([0, 0, 0, UInt8("tether.profile.v1".utf8.count)])

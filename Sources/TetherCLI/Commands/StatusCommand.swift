@@ -18,6 +18,9 @@ struct StatusCommand: AsyncParsableCommand {
             lastRefresh (ISO 8601, or null), lastError (or null), detail (or null) and store (the vault's folder, or \
             the PostgreSQL URL without its password), and nothing else on standard output.
 
+            When the vault's key is in vault.key beside the records (no TETHER_VAULT_KEY, systemd credential or \
+            Secret Service), a last line says so and how to move it out (on standard error with --json).
+
             EXAMPLES
               tether status
               tether status --check
@@ -72,12 +75,15 @@ struct StatusCommand: AsyncParsableCommand {
             rows.append(row)
         }
         if let unreadable { workspace.terminal.err("tether: \(unreadable.description)") }
+        let keyNotice = Self.keyNotice(workspace.vault)
         if json {
             try Self.printJSON(rows, workspace.terminal)
+            if let keyNotice { workspace.terminal.err(keyNotice) }
         } else if rows.isEmpty {
             workspace.terminal.err(
                 "No connections in \(store). Sign in with `tether login PROVIDER` (see `tether providers`)."
             )
+            if let keyNotice { workspace.terminal.err(keyNotice) }
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
             var table = [
@@ -86,7 +92,19 @@ struct StatusCommand: AsyncParsableCommand {
             table += rows.map { $0.cells(style: style) }
             for line in Format.table(table) { workspace.terminal.out(line) }
             workspace.terminal.out("Store: \(store)")
+            if let keyNotice { workspace.terminal.out(keyNotice) }
         }
+    }
+
+    /// One line when the vault's key is in the `vault.key` file beside the records, saying why and how to move it
+    /// out; `nil` when it is kept elsewhere.
+    static func keyNotice(_ vault: VaultStore) -> String? {
+        guard vault.keySource?.isBesideRecords == true else { return nil }
+        let path = vault.directory.appendingPathComponent("vault.key").path
+        let why = vault.keyringNote.map { " (\($0))" } ?? ""
+        return "Key: \(path), beside the records\(why). To move it out, run tether in a session with an unlocked "
+            + "Secret Service keyring (the next sign-in or refresh moves it), or give the key as TETHER_VAULT_KEY or "
+            + "the systemd credential \(VaultStore.credentialName); see docs/security.md"
     }
 
     func row(

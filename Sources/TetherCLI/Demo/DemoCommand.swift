@@ -55,6 +55,8 @@ struct DemoCommand: AsyncParsableCommand {
         var environment = ProcessInfo.processInfo.environment
         environment["TETHER_HOME"] = home.path
         environment["TETHER_VAULT_KEY"] = nil
+        // The demo's vault is thrown away: its key must not stay behind in the user's keyring.
+        environment["TETHER_SECRET_SERVICE"] = "off"
         environment["TETHER_CONNECTION"] = nil
         // The demo's connection lives and dies in its own vault, never in a shared store.
         environment[StoreLocation.variable] = nil

@@ -183,7 +183,7 @@ struct ProfileFile: Sendable {
             var profiles = try entries().filter { $0.name != profile.name }
             var stored = profile
             stored.provider.clientSecret = nil
-            stored.mac = store.authenticationCode(for: try stored.canonicalBytes, context: Self.macContext)
+            stored.mac = try store.authenticationCode(for: try stored.canonicalBytes, context: Self.macContext)
             profiles.append(stored)
             try write(profiles)
         }

@@ -5,6 +5,13 @@ import Tether
 extension OAuthClient {
     /// Verifies an ID token from the token endpoint: with the configured validator (signature included), or by
     /// its claims alone when there is none.
+    ///
+    /// A token signed with a key the validator cannot find (``IDTokenError/unknownKey``) is also checked by its
+    /// claims alone. That is a provider that has just rotated its signing key while the validator may not fetch
+    /// its keys again yet (`JWKSIDTokenValidator` re-fetches at most once a minute by default): the token came over this client's own
+    /// connection to the token endpoint, which OpenID Connect Core 1.0 §3.1.3.7, step 6 lets stand in for the
+    /// signature, and rejecting the response would throw away a code the provider has redeemed or a refresh token
+    /// it has rotated (docs/decisions.md §32). A signature that a key in the set does not verify is still refused.
     func verifiedClaims(of idToken: IDToken?, nonce: String?, required: Bool) async throws -> IDTokenClaims? {
         guard let idToken else {
             if required {
@@ -24,7 +31,14 @@ extension OAuthClient {
         )
         do {
             if let idTokenValidator {
-                return try await idTokenValidator.validate(idToken, expecting: expectations)
+                do {
+                    return try await idTokenValidator.validate(idToken, expecting: expectations)
+                } catch let error as IDTokenError where error == .unknownKey {
+                    logger.debug(
+                        "ID token signed with a key the validator does not have; checking its claims",
+                        metadata: ["oauth.id_token_error": "\(error.message)"]
+                    )
+                }
             }
             let claims = try IDTokenClaims.decodeUnverified(idToken)
             try claims.check(against: expectations)

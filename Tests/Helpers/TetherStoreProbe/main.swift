@@ -11,6 +11,7 @@ switch arguments.first {
 case "write-loop": status = await writeLoop(subcommandArguments)
 case "hold-lease": status = await holdLease(subcommandArguments)
 case "refresh-loop": status = await refreshLoop(subcommandArguments)
+case "read-record": status = await readRecord(subcommandArguments)
 case "hold-keychain-lease": status = await holdKeychainLease(subcommandArguments)
 #if canImport(TetherPostgres)
 case "hold-postgres-lease": status = await holdPostgresLease(subcommandArguments)
@@ -19,7 +20,7 @@ default:
     probeFail(
         "usage: TetherStoreProbe write-loop <dir> <connection-id> <count> | hold-lease <dir> <id> <millis>"
             + " | refresh-loop <dir> <issuer-state> <id> <seconds> <lifetime-ms>"
-            + " | hold-keychain-lease <lease-dir> <service> <id>"
+            + " | read-record <dir> <id> | hold-keychain-lease <lease-dir> <service> <id>"
             + " | hold-postgres-lease <url> <tenant> <id> <lease-seconds>"
     )
     status = 64

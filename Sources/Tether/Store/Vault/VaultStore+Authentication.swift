@@ -9,9 +9,9 @@ extension VaultStore {
     /// The key that authenticates settings kept beside the vault: HKDF-SHA256 (RFC 5869, section 2) over the vault
     /// key, without salt, with ``authenticationKeyInfo``. It is never the encryption key itself, so a MAC cannot
     /// help anyone with AES-GCM and the other way round.
-    var authenticationKey: SymmetricKey {
+    func authenticationKey() throws -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key.symmetricKey,
+            inputKeyMaterial: try currentKey().symmetricKey,
             info: Self.authenticationKeyInfo,
             outputByteCount: 32
         )
@@ -26,10 +26,11 @@ extension VaultStore {
     ///   - message: The settings' canonical bytes.
     ///   - context: What they are, such as `tether.profile.v1`; a code made for one context fails in another.
     /// - Returns: The code, base64url without padding.
-    package func authenticationCode(for message: Data, context: String) -> String {
+    /// - Throws: ``CredentialStoreError/unavailable`` while the vault's key cannot be read (a locked keyring).
+    package func authenticationCode(for message: Data, context: String) throws -> String {
         let code = HMAC<SHA256>.authenticationCode(
             for: Self.authenticatedBytes(message, context: context),
-            using: authenticationKey
+            using: try authenticationKey()
         )
         return Base64URL.encode(Data(code))
     }
@@ -38,11 +39,12 @@ extension VaultStore {
     /// - Throws: ``CredentialStoreError/wrongKey`` when the code does not match: the message or the code was
     ///   changed, or it was made with another vault key or for another context. The message names neither.
     package func verifyAuthenticationCode(_ code: String, for message: Data, context: String) throws {
+        let macKey = try authenticationKey()
         guard let bytes = Base64URL.decode(code),
             HMAC<SHA256>.isValidAuthenticationCode(
                 bytes,
                 authenticating: Self.authenticatedBytes(message, context: context),
-                using: authenticationKey
+                using: macKey
             )
         else {
             throw CredentialStoreError.wrongKey.with(

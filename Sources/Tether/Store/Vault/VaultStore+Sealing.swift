@@ -10,6 +10,7 @@ extension VaultStore {
     ///   - context: What the secret belongs to, such as `client-secret:calendar`.
     /// - Returns: `base64(nonce ‖ ciphertext ‖ tag)`.
     package func seal(_ secret: String, context: String) throws -> String {
+        let key = try currentKey()
         do {
             let box = try AES.GCM.seal(Data(secret.utf8), using: key.symmetricKey, authenticating: Data(context.utf8))
             guard let combined = box.combined else { throw CredentialStoreError.io }
@@ -26,6 +27,7 @@ extension VaultStore {
         guard let data = Data(base64Encoded: text), let box = try? AES.GCM.SealedBox(combined: data) else {
             throw CredentialStoreError.corrupted.with(message: "A sealed secret is not in the sealed format")
         }
+        let key = try currentKey()
         guard let plain = try? AES.GCM.open(box, using: key.symmetricKey, authenticating: Data(context.utf8)) else {
             throw CredentialStoreError.wrongKey.with(
                 message: "A sealed secret does not open with this vault key (another key, or it was changed)"

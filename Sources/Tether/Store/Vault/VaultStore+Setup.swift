@@ -53,10 +53,16 @@ extension VaultStore {
     /// Reads the key file, or creates it without a race: the new key is written to a temporary file, flushed,
     /// and hard-linked to its final name, which fails if another process got there first; the loser then reads
     /// the winner's key. A reader therefore never sees a half-written key file.
-    static func loadOrCreateKeyFile(root: String, logger: Logger) throws -> VaultKey {
+    static func loadOrCreateKeyFile(root: String, keyringNote: String? = nil, logger: Logger) throws -> VaultKey {
         let path = "\(root)/\(keyFileName)"
         if let key = try readKeyFile(path) { return key }
-        try refuseNewKeyOverRecords(root: root, keyPath: path)
+        // A key kept in the Secret Service elsewhere (a desktop session) is out of reach here: say so.
+        let elsewhere = keyringNote.map { " (the Secret Service was not used: \($0))" } ?? ""
+        try refuseNewKeyOverRecords(
+            root: root,
+            missing: "The key file \(path) is missing\(elsewhere)",
+            restore: "Restore the key file (or set \(keyVariable) to the key)"
+        )
         let key = VaultKey.generate()
         let temporary = "\(root)/.\(keyFileName).\(VaultFiles.randomSuffix()).tmp"
         try VaultFiles.writeNewFile(temporary, Data((key.revealedBase64 + "\n").utf8))
@@ -72,9 +78,12 @@ extension VaultStore {
         return winner
     }
 
-    /// A new key cannot open records sealed with the old one: when the key file is missing but records exist,
-    /// creating a key would only hide the problem (and every later write would be refused over them).
-    static func refuseNewKeyOverRecords(root: String, keyPath: String) throws {
+    /// A new key cannot open records sealed with the old one: when the key is missing but records exist, creating a
+    /// key would only hide the problem (and every later write would be refused over them).
+    /// - Parameters:
+    ///   - missing: What is missing, as the start of a sentence.
+    ///   - restore: How to bring it back, as the start of a sentence.
+    static func refuseNewKeyOverRecords(root: String, missing: String, restore: String) throws {
         let recordsPath = root + "/records"
         let entries: [String]
         do {
@@ -85,9 +94,9 @@ extension VaultStore {
         let records = entries.filter { !$0.hasPrefix(".") && $0.hasSuffix(recordSuffix) }
         guard !records.isEmpty else { return }
         throw CredentialStoreError.missingKey.with(
-            message: "The key file \(keyPath) is missing, but \(recordsPath) holds \(records.count) record(s) "
-                + "sealed with a key; they were left untouched. Restore the key file (or set \(keyVariable) to "
-                + "the key), or delete the files in \(recordsPath) to start over and sign in again"
+            message:
+                "\(missing), but \(recordsPath) holds \(records.count) record(s) sealed with a key; they were left "
+                + "untouched. \(restore), or delete the files in \(recordsPath) to start over and sign in again"
         )
     }
 

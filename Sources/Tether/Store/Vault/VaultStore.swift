@@ -6,7 +6,7 @@ public import Logging
 /// ## Layout
 /// ```
 /// <folder>/                      0700
-///   vault.key                    0600, unless the key comes from TETHER_VAULT_KEY or the initializer
+///   vault.key                    0600, only when no other source has the key (see "The key")
 ///   records/<name>.vault         0600, <name> = base64url of the connection identifier, without padding
 ///   locks/<name>.write           held with flock while a record is written or deleted
 ///   locks/<name>.lease           held with flock by the refresh lease
@@ -15,6 +15,25 @@ public import Logging
 /// (temporary file, `fsync`, `rename`, `fsync` of the folder), so a reader or a crash never sees half a write.
 /// When only the last `fsync` fails, ``write(_:expecting:)`` throws ``CredentialStoreError/io`` although the new
 /// record is in place: it may not survive a power loss, so the write is not reported as done.
+///
+/// ## The key
+/// The key comes from the first of these sources that has one (``keySource`` says which):
+/// 1. the `key` given to the initializer;
+/// 2. `TETHER_VAULT_KEY` (the base64 encoding of 32 bytes);
+/// 3. the systemd credential ``credentialName`` in `$CREDENTIALS_DIRECTORY` (32 bytes, or their base64 encoding),
+///    for a service started with `LoadCredentialEncrypted=`;
+/// 4. the Secret Service (GNOME Keyring, KWallet) through libsecret, loaded at run time, when the environment names
+///    a D-Bus session and `TETHER_SECRET_SERVICE` is not `off` (nor `0`, `no`, `false`): one item with the
+///    attributes `application` = `tether` and `vault` = the folder, created there when no source has a key yet;
+/// 5. the `vault.key` file in the folder, created when no source has a key and the Secret Service is absent.
+///
+/// A source that is there but holds a malformed key throws ``CredentialStoreError/invalidConfiguration``; it is
+/// never passed over for a later source. A locked (or failing) Secret Service makes the key
+/// ``CredentialStoreError/unavailable``: the vault opens, every call throws `unavailable` (a ``Session`` reports
+/// storage unavailable and retries), and the first call after the keyring is unlocked reads the key. A new key is
+/// never made while the keyring cannot be read. A `vault.key` left from before is moved into the Secret Service on
+/// the next write when the service is there: stored, read back, and only then is the file removed; the records
+/// are not touched, since the key stays the same.
 ///
 /// ## Damaged files
 /// A file that does not decode throws a specific error (``CredentialStoreError/corrupted``,
@@ -42,7 +61,9 @@ public final class VaultStore: CredentialStore {
 
     let recordsPath: String
     let locksPath: String
-    let key: VaultKey
+    let keySources: KeySources
+    /// The key and where it came from; `nil` while the Secret Service holding it is locked.
+    let keyState: LockedState<KeyResolution?>
     let clock: any Clock<Duration>
     let logger: Logger
     let writeMutex = AsyncKeyedMutex()
@@ -51,24 +72,52 @@ public final class VaultStore: CredentialStore {
     /// How long a write waits for another process to finish writing the same record.
     static let writeLockTimeout: Duration = .seconds(10)
 
-    /// Opens a vault, creating its folder and key file when needed.
+    /// Opens a vault, creating its folder, and its key when no source has one.
     /// - Parameters:
     ///   - directory: The vault's folder; by default `$TETHER_HOME`, else `$XDG_DATA_HOME/tether`, else
     ///     `$HOME/.local/share/tether`.
-    ///   - key: The key; by default `TETHER_VAULT_KEY` from `environment`, else the `vault.key` file in the
-    ///     folder, created on first use.
-    ///   - environment: Where the folder and key variables are read.
+    ///   - key: The key; by default the first source that has one (see "The key" above).
+    ///   - environment: Where the folder and key variables (`TETHER_VAULT_KEY`, `CREDENTIALS_DIRECTORY`,
+    ///     `DBUS_SESSION_BUS_ADDRESS`, `TETHER_SECRET_SERVICE`) are read.
     ///   - clock: The clock that lease and lock timeouts are measured and polled on.
     ///   - logger: Receives trace and debug messages, never a secret.
-    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `TETHER_VAULT_KEY` or the key file is not the
-    ///   base64 encoding of 32 bytes, no folder can be determined, or the folder (or one inside it) is a symbolic
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when a key source holds a malformed key (such as
+    ///   `TETHER_VAULT_KEY` or the key file not being the base64 encoding of 32 bytes), no folder can be determined, or the folder (or one inside it) is a symbolic
     ///   link or owned by another user; ``CredentialStoreError/missingKey`` when the key file is missing although
     ///   records exist (they are left untouched); ``CredentialStoreError/io`` when the folder or key file cannot
     ///   be created.
-    public init(
+    public convenience init(
         directory: URL? = nil,
         key: VaultKey? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) throws {
+        let keyring: (any KeyringBackend)?
+        let keyringNote: String?
+        switch SecretServiceKeyring.forEnvironment(environment, schema: SecretServiceKeyring.vaultKeySchema) {
+        case .success(let found): (keyring, keyringNote) = (found, nil)
+        case .failure(let skipped): (keyring, keyringNote) = (nil, skipped.reason)
+        }
+        try self.init(
+            directory: directory,
+            key: key,
+            environment: environment,
+            keyring: keyring,
+            keyringNote: keyringNote,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// Opens a vault whose key may be kept in `keyring` (a test double, in tests); see the public initializer.
+    /// - Parameter keyringNote: Why there is no keyring, when `keyring` is `nil`, for ``keyringNote``.
+    package init(
+        directory: URL?,
+        key: VaultKey?,
+        environment: [String: String],
+        keyring: (any KeyringBackend)?,
+        keyringNote: String? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = .current
     ) throws {
@@ -81,14 +130,45 @@ public final class VaultStore: CredentialStore {
         self.clock = clock
         self.logger = logger
         self.leases = FileLeases(clock: clock, logger: logger, logPrefix: "vault")
-        if let key {
-            self.key = key
-        } else if let key = try Self.environmentKey(environment) {
-            self.key = key
-        } else {
-            self.key = try Self.loadOrCreateKeyFile(root: root, logger: logger)
+        let sources = KeySources(
+            explicit: key,
+            environment: environment,
+            keyring: keyring,
+            keyringNote: LockedState(keyringNote),
+            root: root
+        )
+        self.keySources = sources
+        do {
+            self.keyState = LockedState(try Self.resolveKey(sources, logger: logger))
+        } catch let error as CredentialStoreError where error == .unavailable {
+            // A locked keyring: the vault opens, and each call tries again (see "The key").
+            logger.debug("The vault key cannot be read yet", metadata: ["vault.error": "\(error)"])
+            self.keyState = LockedState(nil)
         }
-        logger.debug("Opened vault", metadata: ["vault.directory": "\(root)"])
+        logger.debug(
+            "Opened vault",
+            metadata: ["vault.directory": "\(root)", "vault.key_source": "\(keySource.map { "\($0)" } ?? "pending")"]
+        )
+    }
+
+    /// Where the key came from; `nil` while it cannot be read yet (a locked Secret Service).
+    public var keySource: VaultKeySource? { keyState.withLock { $0?.source } }
+
+    /// Why the Secret Service was not used for the key (turned off, no D-Bus session, libsecret missing, no keyring
+    /// answering), or `nil` when it was used or the key came from an earlier source. For `tether status`.
+    package var keyringNote: String? { keySources.keyringNote.withLock { $0 } }
+
+    /// The key, read now if it could not be read when the vault was opened.
+    /// - Throws: ``CredentialStoreError/unavailable`` while the Secret Service is locked, or what opening the vault
+    ///   throws for a key source.
+    func currentKey() throws -> VaultKey {
+        try keyState.withLock { state in
+            if let state { return state.key }
+            let resolution = try Self.resolveKey(keySources, logger: logger)
+            state = resolution
+            logger.debug("Read the vault key", metadata: ["vault.key_source": "\(resolution.source)"])
+            return resolution.key
+        }
     }
 
     // MARK: Reading
@@ -100,7 +180,7 @@ public final class VaultStore: CredentialStore {
             logger.trace("Vault record absent", metadata: ["vault.connection": "\(id)"])
             return nil
         }
-        let connection = try VaultRecordFormat.open(bytes, id: id, key: key)
+        let connection = try VaultRecordFormat.open(bytes, id: id, key: try currentKey())
         logger.trace(
             "Read vault record",
             metadata: ["vault.connection": "\(id)", "vault.version": "\(connection.version)"]
@@ -126,6 +206,8 @@ public final class VaultStore: CredentialStore {
 
     public func write(_ connection: Connection, expecting precondition: WritePrecondition) async throws -> Connection {
         let names = try requireNames(for: connection.id)
+        _ = try currentKey()
+        moveKeyFileIfPending()
         let written = try await withWriteLock(names) {
             try self.writeLocked(connection, expecting: precondition, names: names)
         }
@@ -152,6 +234,7 @@ public final class VaultStore: CredentialStore {
         expecting precondition: WritePrecondition,
         names: RecordNames
     ) throws -> Connection {
+        let key = try currentKey()
         // Nobody else can be writing this record now, so any temporary file of it is left by a crashed writer.
         removeTemporaryFiles(of: names)
 
