@@ -269,22 +269,11 @@ public final class KeychainStore: CredentialStore {
     }
 
     private func decode(_ data: Data, id: ConnectionID) throws -> Connection {
-        let connection: Connection
         do {
-            connection = try ConnectionCodec.decode(data)
+            return try ConnectionCodec.decodeFromStore(data, id: id, place: "The keychain item of \(id)")
         } catch {
             logger.debug("keychain.read.corrupted", metadata: ["keychain.connection": "\(id)"])
-            // The cause is dropped on purpose, as in the vault: a DecodingError's context may quote record content,
-            // and an error's description shows its cause.
-            throw CredentialStoreError.corrupted.with(
-                message: "The keychain item of \(id) is not a Tether record; it was left in place"
-            )
+            throw error
         }
-        guard connection.id == id else {
-            throw CredentialStoreError.corrupted.with(
-                message: "The keychain item of \(id) holds another connection's record; it was left in place"
-            )
-        }
-        return connection
     }
 }

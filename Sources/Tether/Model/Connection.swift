@@ -73,6 +73,25 @@ public enum ConnectionCodec {
         return try decoder.decode(Connection.self, from: data)
     }
 
+    /// ``decode(_:)`` for a store's read of the record `id`: bytes that are not a record, or the record of another
+    /// connection, are ``CredentialStoreError/corrupted``, named by `place` (such as "The vault file of x"). The
+    /// decoding error is dropped on purpose: its context may quote record content, and an error's description shows
+    /// its cause.
+    package static func decodeFromStore(_ data: Data, id: ConnectionID, place: String) throws -> Connection {
+        let connection: Connection
+        do {
+            connection = try decode(data)
+        } catch {
+            throw CredentialStoreError.corrupted.with(
+                message: "\(place) does not hold a valid record; it was left untouched"
+            )
+        }
+        guard connection.id == id else {
+            throw CredentialStoreError.corrupted.with(message: "\(place) holds the record of another connection")
+        }
+        return connection
+    }
+
     /// ``encode(_:)`` for a store's write: a failure is ``CredentialStoreError/io``, naming the record.
     package static func encodeForStore(_ connection: Connection) throws -> Data {
         do {

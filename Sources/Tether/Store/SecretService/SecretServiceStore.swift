@@ -115,21 +115,7 @@ public final class SecretServiceStore: CredentialStore {
     }
 
     func decode(_ text: String, id: ConnectionID) throws -> Connection {
-        let connection: Connection
-        do {
-            connection = try ConnectionCodec.decode(Data(text.utf8))
-        } catch {
-            // The cause is dropped: a DecodingError's context may quote the item's content.
-            throw CredentialStoreError.corrupted.with(
-                message: "The Secret Service item of \(id) does not hold a valid record; it was left untouched"
-            )
-        }
-        guard connection.id == id else {
-            throw CredentialStoreError.corrupted.with(
-                message: "The Secret Service item of \(id) holds the record of another connection"
-            )
-        }
-        return connection
+        try ConnectionCodec.decodeFromStore(Data(text.utf8), id: id, place: "The Secret Service item of \(id)")
     }
 
     public func read(_ id: ConnectionID) async throws -> Connection? {

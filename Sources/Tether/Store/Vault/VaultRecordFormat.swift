@@ -131,21 +131,7 @@ package enum VaultRecordFormat {
                 cause: error
             )
         }
-        let connection: Connection
-        do {
-            connection = try ConnectionCodec.decode(plaintext)
-        } catch {
-            // The cause is dropped on purpose: a DecodingError's context may quote record content.
-            throw CredentialStoreError.corrupted.with(
-                message: "The vault file of \(id) decrypted but does not hold a valid record"
-            )
-        }
-        guard connection.id == id else {
-            throw CredentialStoreError.corrupted.with(
-                message: "The vault file of \(id) holds the record of another connection"
-            )
-        }
-        return connection
+        return try ConnectionCodec.decodeFromStore(plaintext, id: id, place: "The vault file of \(id)")
     }
 
     static func header(version: UInt16, key: VaultKey) -> Data {
