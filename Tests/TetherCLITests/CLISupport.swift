@@ -2,6 +2,7 @@ import Foundation
 import SignInTestSupport
 import Testing
 import TetherDevProvider
+import TetherTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -71,13 +72,8 @@ struct CLI: Sendable {
         return environment
     }
 
-    struct Result: Sendable {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-
-        var trimmedOutput: String { stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
-    }
+    /// What a finished `tether` printed, and how it ended.
+    typealias Result = ChildProcess.Result
 
     /// Runs `tether arguments…` to completion (at most `timeout`).
     @discardableResult
@@ -102,86 +98,7 @@ struct CLI: Sendable {
     }
 
     /// A running `tether`; standard error can be read line by line while it runs.
-    final class Running: @unchecked Sendable {
-        let process: Process
-        let stdout: Pipe
-        let stderr: Pipe
-        private let lock = NSLock()
-        private var stderrText = ""
-        private var stdoutData = Data()
-        private let readers = DispatchGroup()
-
-        init(process: Process, stdout: Pipe, stderr: Pipe) {
-            self.process = process
-            self.stdout = stdout
-            self.stderr = stderr
-            readers.enter()
-            Thread.detachNewThread { [self] in
-                let data = stdout.fileHandleForReading.readDataToEndOfFile()
-                lock.withLock { stdoutData = data }
-                readers.leave()
-            }
-            readers.enter()
-            Thread.detachNewThread { [self] in
-                let handle = stderr.fileHandleForReading
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    lock.withLock { stderrText += String(decoding: chunk, as: UTF8.self) }
-                }
-                readers.leave()
-            }
-        }
-
-        var standardError: String { lock.withLock { stderrText } }
-
-        /// Waits until standard error contains a line matching `predicate`, and returns it.
-        func waitForErrorLine(timeout: Duration, where predicate: (String) -> Bool) async throws -> String {
-            let deadline = ContinuousClock.now.advanced(by: timeout)
-            while ContinuousClock.now < deadline {
-                if let line = standardError.split(separator: "\n").map(String.init).first(where: predicate) {
-                    return line
-                }
-                if !process.isRunning {
-                    readers.wait()
-                    throw CLIFailure("`tether` exited \(process.terminationStatus): \(standardError)")
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            kill()
-            throw CLIFailure("no matching line on standard error within \(timeout): \(standardError)")
-        }
-
-        func kill() {
-            if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
-        }
-
-        /// Waits for the exit (killing the process after `timeout`) and returns what it printed.
-        func finish(timeout: Duration) async throws -> Result {
-            let deadline = ContinuousClock.now.advanced(by: timeout)
-            while process.isRunning {
-                guard ContinuousClock.now < deadline else {
-                    kill()
-                    throw CLIFailure("`tether` did not finish within \(timeout): \(standardError)")
-                }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            process.waitUntilExit()
-            readers.wait()
-            return lock.withLock {
-                Result(
-                    status: process.terminationStatus,
-                    stdout: String(decoding: stdoutData, as: UTF8.self),
-                    stderr: stderrText
-                )
-            }
-        }
-    }
-
-    struct CLIFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
-    }
+    typealias Running = ChildProcess
 
     /// Signs in with `tether login dev --device`, approving the code at the provider's verification page.
     func loginWithDeviceCode(name: String = "dev") async throws -> Result {

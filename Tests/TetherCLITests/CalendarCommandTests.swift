@@ -2,6 +2,7 @@ import Foundation
 import SignInTestSupport
 import Testing
 import TetherDevProvider
+import TetherTestSupport
 
 /// `tether login --calendar`, `tether calendar sources`, `events` and `flights` as subprocesses, against the
 /// development provider's Google Calendar and Microsoft Graph endpoints on 127.0.0.1.

@@ -2,6 +2,7 @@ import Foundation
 import SignInTestSupport
 import Testing
 import TetherDevProvider
+import TetherTestSupport
 
 /// The programs in Examples/, run against the development provider.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TetherDevProvider
+import TetherTestSupport
 
 /// `tether login github --device` against a development provider speaking the GitHub dialect.
 @Suite(.timeLimit(.minutes(3)))

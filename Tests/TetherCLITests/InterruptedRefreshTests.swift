@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import Tether
 import TetherDevProvider
+import TetherTestSupport
 import TetherURLSession
 
 #if canImport(Glibc)
@@ -198,6 +199,6 @@ struct InterruptedRefreshTests {
             if try await condition() { return }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw CLI.CLIFailure("the condition did not hold within 20 s")
+        throw ChildProcess.Failure(description: "the condition did not hold within 20 s")
     }
 }

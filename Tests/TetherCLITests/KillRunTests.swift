@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import Tether
 import TetherDevProvider
+import TetherTestSupport
 import TetherURLSession
 
 #if canImport(Glibc)

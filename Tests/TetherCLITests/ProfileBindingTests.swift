@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TetherDevProvider
+import TetherTestSupport
 
 /// connections.json is bound to the vault key: someone who can write `TETHER_HOME` but does not have the key cannot
 /// redirect a connection's endpoints, nor pass a profile off as one from before profiles were bound.

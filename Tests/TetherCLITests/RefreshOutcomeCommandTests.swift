@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TetherDevProvider
+import TetherTestSupport
 
 /// What `tether token` and `tether status` say when the provider rotated the refresh token and its answer was lost.
 @Suite(.timeLimit(.minutes(2)))

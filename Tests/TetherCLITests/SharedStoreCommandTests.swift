@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import TetherDevProvider
+import TetherTestSupport
 import TetherURLSession
 
 #if canImport(Glibc)

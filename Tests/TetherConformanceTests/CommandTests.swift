@@ -33,17 +33,17 @@ extension ConformanceTests {
             // A valid token is printed without asking the server.
             let token = try await tether.run(["token", "dot"])
             #expect(token.status == 0, "\(token.stderr)")
-            let accessToken = AccessToken(token.output)
+            let accessToken = AccessToken(token.trimmedOutput)
             #expect(try await server.status(of: "/api/resource-rfc6750/", bearer: accessToken) == 200)
             requests = try await server.requests()
             #expect(requests.to("/o/token/").isEmpty, "\(requests)")
 
             let resource = try await tether.run(["request", "dot", server.url("/api/resource-rfc6750/").absoluteString])
             #expect(resource.status == 0, "\(resource.stderr)")
-            #expect(resource.output == #"{"resource": "ok", "user": "ada"}"#)
+            #expect(resource.trimmedOutput == #"{"resource": "ok", "user": "ada"}"#)
             let userinfo = try await tether.run(["request", "dot", server.endpoint("userinfo/").absoluteString])
             #expect(userinfo.status == 0, "\(userinfo.stderr)")
-            #expect(userinfo.output.contains(#""sub": "1""#), "\(userinfo.output)")
+            #expect(userinfo.trimmedOutput.contains(#""sub": "1""#), "\(userinfo.trimmedOutput)")
 
             // A token the server expired early: `request` refreshes once and retries.
             try await server.expire("access")
@@ -54,7 +54,7 @@ extension ConformanceTests {
             #expect(requests.to("/api/resource-rfc6750/").map(\.status) == [401, 200], "\(requests)")
             #expect(requests.tokenRequests("refresh_token").map(\.status) == [200], "\(requests)")
             let refreshed = try await tether.run(["token", "dot"])
-            #expect(AccessToken(refreshed.output) != accessToken)
+            #expect(AccessToken(refreshed.trimmedOutput) != accessToken)
 
             // Logout revokes at the endpoint only the RFC 8414 document names.
             let logout = try await tether.run(["logout", "dot"])
@@ -164,7 +164,7 @@ extension ConformanceTests {
 
             #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
             // One refresh at the server, whose token all eight printed.
-            let tokens = Set(results.map { AccessToken($0.output) })
+            let tokens = Set(results.map { AccessToken($0.trimmedOutput) })
             #expect(tokens.count == 1)
             let requests = try await server.requests()
             #expect(requests.tokenRequests("refresh_token").map(\.status) == [200], "\(requests)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tether
+import TetherTestSupport
 
 /// The built `tether` executable with a `TETHER_HOME` of its own, pointed at the conformance server: `BROWSER` is
 /// `Conformance/form-browser.py` (through the server's Python), so `tether login` signs ada in on DOT's own form.
