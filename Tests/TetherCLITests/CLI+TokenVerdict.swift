@@ -28,8 +28,10 @@ extension CLI {
         return challenge.contains("The access token expired") ? .expired : .refused(status: response.status.code)
     }
 
-    /// Runs `tether token` and checks the printed token at once, up to `attempts` times while the token only expired
-    /// on the way. A lost grant fails every attempt; returns whether the provider accepted one.
+    /// Runs `tether token` and checks the printed token at once, up to `attempts` times while the provider only says
+    /// the token expired: on a loaded machine it can expire between printing and checking, and the next run then
+    /// refreshes. A lost grant fails every attempt, and so does a client that holds for valid a token the provider
+    /// holds expired (it would print the same one each time). Returns whether the provider accepted one.
     @discardableResult
     func expectTheNextTokenIsAccepted(
         attempts: Int = 3,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Tether
 import TetherDevProvider
 import TetherTestSupport
 
@@ -40,5 +41,30 @@ struct RefreshOutcomeCommandTests {
         #expect(try await cli.run(["token", "--force-refresh"]).status == 0)
         #expect(await cli.provider.admin.counters()[.reuseDetections] == 0)
         #expect(try await cli.status().first?["state"] as? String == "connected")
+    }
+
+    /// The refresh worker of the retry stores the replayed tokens with their lifetime counted from the lost attempt,
+    /// which the caller passes on: the stored expiry is never later than the provider's.
+    @Test func aGraceReplayIsStoredWithTheProvidersExpiry() async throws {
+        let cli = try await CLI.start(
+            DevProvider.Configuration(
+                accessTokenLifetime: .seconds(60),
+                reuseDetection: true,
+                reuseGracePeriod: .seconds(30)
+            )
+        )
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        // Two lost answers: the second retry, a second or more after the first attempt, gets the replay.
+        await cli.provider.admin.dropNextAnswers(2, from: .token)
+
+        let token = try await cli.run(["token", "--force-refresh"])
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(await cli.provider.admin.counters()[.graceReplays] == 2)
+        let stored = try #require(try await VaultStore(directory: cli.home, environment: [:]).read(ConnectionID("dev")))
+        #expect(stored.tokens.accessToken?.revealedValue == token.trimmedOutput)
+        let storedExpiry = try #require(stored.tokens.expiresAt)
+        let providerExpiry = try #require(await cli.provider.admin.expiry(ofAccessToken: token.trimmedOutput))
+        #expect(storedExpiry <= providerExpiry, "stored \(storedExpiry), provider \(providerExpiry)")
     }
 }

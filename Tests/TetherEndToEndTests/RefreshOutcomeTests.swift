@@ -97,6 +97,31 @@ struct RefreshOutcomeTests {
         #expect(counters.refreshes == 2)
     }
 
+    /// The provider replays the tokens it issued when the lost answer was sent, `expires_in` and all: the session
+    /// counts their lifetime from the lost attempt, so it never holds a token for valid that the provider holds
+    /// expired.
+    @Test func aGraceReplayCountsItsLifetimeFromTheLostAttempt() async throws {
+        let signedIn = try await SignedIn.make(gracePeriod: .seconds(10))
+        defer { Task { await signedIn.harness.stop() } }
+        await signedIn.harness.running.admin.dropNextAnswers(1, from: .token)
+        let call = await signedIn.callAfterExpiry()
+        // The manual clock stands still until the backoff: the lost attempt was sent, and answered, now.
+        let lostAttemptSentAt = signedIn.harness.clock.date
+        signedIn.harness.clock.advance(by: .seconds(1))
+        let token = try await call.value
+        #expect(await signedIn.harness.counters()[.graceReplays] == 1)
+
+        let tokens = try #require(try await signedIn.session.connection()).tokens
+        let admin = signedIn.harness.running.admin
+        let providerExpiry = try #require(await admin.expiry(ofAccessToken: token.revealedValue))
+        #expect(tokens.receivedAt == lostAttemptSentAt)
+        #expect(tokens.expiresAt == providerExpiry)
+        // A later call after the provider's expiry refreshes instead of handing out the replayed token.
+        signedIn.harness.clock.advance(by: .seconds(providerExpiry.timeIntervalSince(signedIn.harness.clock.date)))
+        #expect(try await signedIn.session.validAccessToken() != token)
+        #expect(await signedIn.session.counters.refreshes == 2)
+    }
+
     @Test func aRefusedRequestThenARevocationIsAPlainRevocation() async throws {
         let signedIn = try await SignedIn.make(gracePeriod: .zero)
         defer { Task { await signedIn.harness.stop() } }

@@ -19,7 +19,9 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// The scopes granted, or `nil` when the provider did not list them (RFC 6749 §5.1: then they equal the
     /// requested scopes).
     public var scopes: [String]?
-    /// When the token response was received.
+    /// When the token response was received — or, for an answer to a refresh retried after an attempt that got no
+    /// answer, when that attempt was sent: a provider may answer the retry with the tokens it issued then (a grace
+    /// replay), and ``expiresAt`` must not be later than the provider's.
     public var receivedAt: Date
     /// When the access token expires, or `nil` when the provider did not say.
     public var expiresAt: Date?

@@ -1,3 +1,5 @@
+package import Foundation
+
 /// A ``TokenRefresher`` that can hand a whole refresh — the request to the provider and the write of its answer —
 /// to a worker that outlives its caller, such as a detached process.
 ///
@@ -12,11 +14,18 @@ package protocol DelegatedRefresher: TokenRefresher {
     /// - Parameters:
     ///   - request: The refresh token (the stored one) and its record.
     ///   - lease: The lease the session holds; the worker shares it until it finishes.
+    ///   - answerMayDateFrom: When an earlier attempt with this refresh token was sent that got no answer, or
+    ///     `nil`: the worker counts the stored tokens' lifetime from then (a grace replay may return the tokens
+    ///     issued then).
     /// - Returns: `false` when the refresh cannot be delegated (the lease cannot be shared, or no worker can be
     ///   started); the session then refreshes itself with ``TokenRefresher/refresh(_:)``. `true` when the worker
     ///   finished and stored new tokens.
     /// - Throws: ``RefreshError`` as the worker classified its failure; any other error counts as transient.
-    func refreshAndStore(_ request: RefreshRequest, holding lease: any RefreshLease) async throws -> Bool
+    func refreshAndStore(
+        _ request: RefreshRequest,
+        holding lease: any RefreshLease,
+        answerMayDateFrom: Date?
+    ) async throws -> Bool
 }
 
 /// A ``RefreshLease`` that another process can share: an open file description holding an `flock`, which stays

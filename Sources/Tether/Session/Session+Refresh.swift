@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Logging
 
 extension Session {
@@ -298,9 +298,16 @@ extension Session {
             // refresh carrying a claims request, which the worker does not take.
             let delegating =
                 current.tokens == stored.tokens && claims == nil ? refresher as? any DelegatedRefresher : nil
+            let sentAt = dateSource.now
             let response: TokenResponse?
             do {
-                if let delegating, try await delegating.refreshAndStore(request, holding: lease) {
+                if let delegating,
+                    try await delegating.refreshAndStore(
+                        request,
+                        holding: lease,
+                        answerMayDateFrom: answerMayDateFrom(refreshToken)
+                    )
+                {
                     response = nil
                 } else {
                     response = try await refresher.refresh(request)
@@ -309,7 +316,7 @@ extension Session {
                 let failure = Self.classify(error)
                 switch failure.kind {
                 case .transient:
-                    if failure.isOutcomeUnknown { noteUnanswered(refreshToken, attempt: attempt) }
+                    if failure.isOutcomeUnknown { noteUnanswered(refreshToken, attempt: attempt, sentAt: sentAt) }
                     try await handleTransient(failure, attempt: attempt)
                     continue
                 case .permanent(let reason):
@@ -325,9 +332,12 @@ extension Session {
                 }
             }
             counts.refreshes += 1
+            // After a lost answer, the tokens may be a grace replay issued when it was sent: their lifetime counts
+            // from then, never longer than the provider counts it.
+            let receivedAt = answerMayDateFrom(refreshToken) ?? dateSource.now
             unansweredRefreshToken = nil
+            unansweredSince = nil
             guard let response else { return try await storedByWorker(replacing: stored) }
-            let receivedAt = dateSource.now
             let updated = Connection(
                 id: current.id,
                 account: current.account,
@@ -360,8 +370,10 @@ extension Session {
         }
     }
 
-    /// Remembers a refresh that was sent but got no usable answer: the provider may have rotated `refreshToken`.
-    func noteUnanswered(_ refreshToken: RefreshToken, attempt: Int) {
+    /// Remembers a refresh that was sent at `sentAt` but got no usable answer: the provider may have rotated
+    /// `refreshToken` then, and may answer a retry with the tokens it issued then.
+    func noteUnanswered(_ refreshToken: RefreshToken, attempt: Int, sentAt: Date) {
+        unansweredSince = answerMayDateFrom(refreshToken).map { min($0, sentAt) } ?? sentAt
         unansweredRefreshToken = refreshToken
         counts.unansweredRefreshes += 1
         logger.debug(
@@ -370,6 +382,26 @@ extension Session {
                 "session.attempt": "\(attempt)", "session.unanswered_refreshes": "\(counts.unansweredRefreshes)",
             ]
         )
+    }
+
+    /// The earliest time an answer to a refresh with `refreshToken` may date from: when the first unanswered
+    /// refresh with it was sent, or `nil` when every refresh with it was answered. Some providers answer a refresh
+    /// token presented again within their grace period with the very response they issued the first time, whose
+    /// `expires_in` counting from then (RFC 9700 §4.14.2 leaves the answer open; django-oauth-toolkit's
+    /// `_save_bearer_token` returns the access token it issued then with a full `expires_in`, and so does the
+    /// development provider). Counting from the later receipt would hand out a token the provider holds expired.
+    func answerMayDateFrom(_ refreshToken: RefreshToken) -> Date? {
+        guard let unansweredSince, unansweredRefreshToken == nil || unansweredRefreshToken == refreshToken else {
+            return nil
+        }
+        return unansweredSince
+    }
+
+    /// Tells a session that runs one refresh for another process (the CLI's refresh worker) that its caller's earlier
+    /// attempt with the same refresh token got no answer at `date`, so that the tokens it stores count their
+    /// lifetime from then. The next refresh, answered or not, clears it.
+    package func assumeUnansweredRefresh(since date: Date) {
+        unansweredSince = min(unansweredSince ?? date, date)
     }
 
     /// The reason to end the grant with: an `invalid_grant` for a refresh token whose earlier refresh got no answer

@@ -90,6 +90,10 @@ public actor Session {
     /// The refresh token of the last refresh whose outcome is unknown (sent, but no usable answer came back), until
     /// a refresh succeeds: an `invalid_grant` for this token then means the answer that rotated it was lost.
     var unansweredRefreshToken: RefreshToken?
+    /// When the first refresh with ``unansweredRefreshToken`` that got no answer was sent (or, in a refresh worker,
+    /// the time its caller passed on): an answer that comes later may be a grace replay of tokens issued then, with
+    /// `expires_in` counted from then, so their lifetime is counted from this time (see ``answerMayDateFrom(_:)``).
+    var unansweredSince: Date?
     /// What the session counted since it was created (see ``counters``).
     var counts = Counters()
 

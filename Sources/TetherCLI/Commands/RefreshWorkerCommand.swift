@@ -42,6 +42,9 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
     @Option(help: "Adopt the PostgreSQL lease of this holder; read the store's variables from standard input.")
     var leaseHolder: String?
 
+    @Option(help: "Seconds since 1970 when the caller's unanswered attempt with this refresh token was sent.")
+    var answerMayDateFrom: Double?
+
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -104,6 +107,9 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
                 for: try workspace.profile(named: name),
                 leaseHeldByParent: true
             )
+            if let answerMayDateFrom {
+                await session.assumeUnansweredRefresh(since: Date(timeIntervalSince1970: answerMayDateFrom))
+            }
             _ = try await session.forceRefresh()
             // Tokens the store refused stay in memory; try the write again a few times before giving up.
             for _ in 0..<3 {

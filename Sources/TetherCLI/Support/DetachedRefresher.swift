@@ -39,9 +39,16 @@ struct DetachedRefresher: DelegatedRefresher {
         try await client.refresh(request)
     }
 
-    func refreshAndStore(_ request: RefreshRequest, holding lease: any RefreshLease) async throws -> Bool {
+    func refreshAndStore(
+        _ request: RefreshRequest,
+        holding lease: any RefreshLease,
+        answerMayDateFrom: Date?
+    ) async throws -> Bool {
         guard let executable = Self.executable.withLock({ $0 }) else { return false }
         var arguments = [executable, "refresh-worker", request.connectionID.rawValue, "--home", home.path]
+        if let answerMayDateFrom {
+            arguments += ["--answer-may-date-from", String(answerMayDateFrom.timeIntervalSince1970)]
+        }
         let descriptor: Int32?
         var input = Data()
         let key = environment["TETHER_VAULT_KEY"].flatMap { $0.isEmpty ? nil : $0 }

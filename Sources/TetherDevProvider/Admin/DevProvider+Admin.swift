@@ -1,3 +1,5 @@
+public import Foundation
+
 @available(macOS 14, iOS 17, tvOS 17, visionOS 1, *)
 extension DevProvider {
     /// Fault injection, state manipulation and counters in Swift, mirroring the `/admin/...` HTTP API.
@@ -139,6 +141,12 @@ extension DevProvider {
         /// Makes every access token issued so far expire now.
         public func expireAccessTokens() async {
             await self.state.expireAccessTokens()
+        }
+
+        /// When the provider holds an access token it issued to expire, on its own clock; `nil` for a token it
+        /// did not issue.
+        public func expiry(ofAccessToken token: String) async -> Date? {
+            await self.state.accessTokens[token]?.expiresAt
         }
 
         /// Generates a new signing key; the previous one stays in the JWKS.
