@@ -67,4 +67,30 @@ struct RefreshOutcomeCommandTests {
         let providerExpiry = try #require(await cli.provider.admin.expiry(ofAccessToken: token.trimmedOutput))
         #expect(storedExpiry <= providerExpiry, "stored \(storedExpiry), provider \(providerExpiry)")
     }
+
+    /// Each `tether` fetches the provider's keys to check a refreshed ID token. When they cannot be fetched, the
+    /// answer stands on its claims: refusing it would throw away a rotated refresh token, and without a grace period
+    /// the next refresh would be a reuse that ends the grant (docs/decisions.md §35).
+    @Test func aKeySetThatCannotBeFetchedDuringARefreshKeepsTheGrant() async throws {
+        let cli = try await CLI.start(DevProvider.Configuration(reuseDetection: true, reuseGracePeriod: .zero))
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let before = await cli.provider.admin.counters()
+        await cli.provider.admin.failNext(100, requestsTo: .jwks, status: 503)
+
+        let first = try await cli.run(["token", "--force-refresh"])
+        #expect(first.status == 0, "\(first.stderr)")
+        var counters = await cli.provider.admin.counters()
+        #expect(counters.requests(to: .jwks) > before.requests(to: .jwks), "the refresh did not ask for the keys")
+        #expect(counters[.rotations] == before[.rotations] + 1)
+
+        // The rotated refresh token reached the vault: the next refresh uses it, with the keys back.
+        await cli.provider.admin.failNext(0, requestsTo: .jwks)
+        let second = try await cli.run(["token", "--force-refresh"])
+        #expect(second.status == 0, "\(second.stderr)")
+        counters = await cli.provider.admin.counters()
+        #expect(counters[.reuseDetections] == 0)
+        #expect(counters[.rotations] == before[.rotations] + 2)
+        #expect(try await cli.verdict(on: second.trimmedOutput) == .accepted)
+    }
 }

@@ -155,4 +155,49 @@ struct BadIDTokenTests {
             #expect((error.cause as? IDTokenError) == .keysUnavailable)
         }
     }
+
+    /// A refresh whose ID token cannot be checked against the provider's keys because they cannot be fetched: the
+    /// provider has rotated the refresh token already, so the answer stands on its claims (docs/decisions.md §35).
+    @Test func unreachableJWKSDuringARefreshFallsBackToTheClaims() async throws {
+        let fixture = try await Fixture.make(jwksAt: URL(string: "http://127.0.0.1:9/jwks"))
+        defer { Task { await fixture.server.stop() } }
+        try await fixture.answer([:])
+        let response = try await fixture.client.refresh(Self.refreshRequest(subject: "user-1"))
+        #expect(response.refreshToken == RefreshToken("rt"))
+    }
+
+    @Test(arguments: [
+        ("sub", "another-user", "another user"),
+        ("aud", "another-client", "audience"),
+    ])
+    func unreachableJWKSDuringARefreshStillNeedsTheRightClaims(
+        claim: String,
+        value: String,
+        named: String
+    ) async throws {
+        let fixture = try await Fixture.make(jwksAt: URL(string: "http://127.0.0.1:9/jwks"))
+        defer { Task { await fixture.server.stop() } }
+        try await fixture.answer([claim: value])
+        do {
+            _ = try await fixture.client.refresh(Self.refreshRequest(subject: "user-1"))
+            Issue.record("a refreshed ID token with a wrong \(claim) was accepted")
+        } catch let error as OAuthError {
+            #expect(error == .idTokenRejected)
+            #expect(error.message.contains(named), "\(error.message)")
+        }
+    }
+
+    static func refreshRequest(subject: String) -> RefreshRequest {
+        RefreshRequest(
+            connectionID: ConnectionID("canned"),
+            refreshToken: RefreshToken("rt-old"),
+            account: Account(providerID: "canned", subject: subject),
+            tokens: TokenSet(
+                accessToken: AccessToken("at-old"),
+                tokenType: "Bearer",
+                receivedAt: fixedNow,
+                expiresAt: nil
+            )
+        )
+    }
 }

@@ -12,7 +12,17 @@ extension OAuthClient {
     /// connection to the token endpoint, which OpenID Connect Core 1.0 §3.1.3.7, step 6 lets stand in for the
     /// signature, and rejecting the response would throw away a code the provider has redeemed or a refresh token
     /// it has rotated (docs/decisions.md §32). A signature that a key in the set does not verify is still refused.
-    func verifiedClaims(of idToken: IDToken?, nonce: String?, required: Bool) async throws -> IDTokenClaims? {
+    ///
+    /// With `isRefresh`, a key set that cannot be fetched at all (``IDTokenError/keysUnavailable``) falls back to the
+    /// claims as well: the provider has already rotated the refresh token, and refusing its answer would make the
+    /// next refresh a reuse that ends the grant (docs/decisions.md §35). A sign-in still fails transiently then, as
+    /// nothing is stored yet and the person can try again.
+    func verifiedClaims(
+        of idToken: IDToken?,
+        nonce: String?,
+        required: Bool,
+        isRefresh: Bool = false
+    ) async throws -> IDTokenClaims? {
         guard let idToken else {
             if required {
                 throw OAuthError.missingIDToken.with(
@@ -36,6 +46,11 @@ extension OAuthClient {
                 } catch let error as IDTokenError where error == .unknownKey {
                     logger.debug(
                         "ID token signed with a key the validator does not have; checking its claims",
+                        metadata: ["oauth.id_token_error": "\(error.message)"]
+                    )
+                } catch let error as IDTokenError where error == .keysUnavailable && isRefresh {
+                    logger.info(
+                        "The provider's signing keys could not be fetched; checking the refreshed ID token's claims",
                         metadata: ["oauth.id_token_error": "\(error.message)"]
                     )
                 }

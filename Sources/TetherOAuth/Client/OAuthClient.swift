@@ -239,7 +239,7 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
         _ = missingScopes(requested: request.tokens.scopes ?? [], granted: response.scopes, grantType: "refresh_token")
         if let idToken = response.idToken, idTokenValidator != nil, configuration.issuer != nil {
             // OIDC Core §12.2: a refreshed ID token must name the same user; it carries no nonce.
-            let claims = try await verifiedClaims(of: idToken, nonce: nil, required: false)
+            let claims = try await verifiedClaims(of: idToken, nonce: nil, required: false, isRefresh: true)
             if let claims, !request.account.isUnknown, claims.subject != request.account.subject {
                 throw OAuthError.idTokenRejected.with(message: "The refreshed ID token names another user")
             }
