@@ -84,17 +84,7 @@ struct CLI: Sendable {
 
     /// Starts `tether arguments…` (or another executable of the package) and returns at once.
     func launch(_ arguments: [String], executable: String = "tether") throws -> Running {
-        let process = Process()
-        process.executableURL = try Self.executable(named: executable)
-        process.arguments = arguments
-        process.environment = environment
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return Running(process: process, stdout: stdout, stderr: stderr)
+        try Running([try Self.executable(named: executable).path] + arguments, environment: environment)
     }
 
     /// A running `tether`; standard error can be read line by line while it runs.

@@ -386,7 +386,7 @@ extension Session {
 
     /// The earliest time an answer to a refresh with `refreshToken` may date from: when the first unanswered
     /// refresh with it was sent, or `nil` when every refresh with it was answered. Some providers answer a refresh
-    /// token presented again within their grace period with the very response they issued the first time, whose
+    /// token presented again within their grace period with the very response they issued the first time, its
     /// `expires_in` counting from then (RFC 9700 §4.14.2 leaves the answer open; django-oauth-toolkit's
     /// `_save_bearer_token` returns the access token it issued then with a full `expires_in`, and so does the
     /// development provider). Counting from the later receipt would hand out a token the provider holds expired.
@@ -399,7 +399,7 @@ extension Session {
 
     /// Tells a session that runs one refresh for another process (the CLI's refresh worker) that its caller's earlier
     /// attempt with the same refresh token got no answer at `date`, so that the tokens it stores count their
-    /// lifetime from then. The next refresh, answered or not, clears it.
+    /// lifetime from then. The next successful refresh clears it.
     package func assumeUnansweredRefresh(since date: Date) {
         unansweredSince = min(unansweredSince ?? date, date)
     }

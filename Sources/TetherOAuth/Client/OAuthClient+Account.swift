@@ -8,10 +8,10 @@ extension OAuthClient {
     ///
     /// A token signed with a key the validator cannot find (``IDTokenError/unknownKey``) is also checked by its
     /// claims alone. That is a provider that has just rotated its signing key while the validator may not fetch
-    /// its keys again yet (`JWKSIDTokenValidator` re-fetches at most once a minute by default): the token came over this client's own
-    /// connection to the token endpoint, which OpenID Connect Core 1.0 §3.1.3.7, step 6 lets stand in for the
-    /// signature, and rejecting the response would throw away a code the provider has redeemed or a refresh token
-    /// it has rotated (docs/decisions.md §32). A signature that a key in the set does not verify is still refused.
+    /// its keys again yet (`JWKSIDTokenValidator` re-fetches at most once a minute by default): the token came over
+    /// this client's own connection to the token endpoint, which OpenID Connect Core 1.0 §3.1.3.7, step 6 lets
+    /// stand in for the signature, and rejecting the response would throw away a code the provider has redeemed or
+    /// a refresh token it has rotated (docs/decisions.md §32). A signature that a key in the set does not verify is still refused.
     ///
     /// With `isRefresh`, a key set that cannot be fetched at all (``IDTokenError/keysUnavailable``) falls back to the
     /// claims as well: the provider has already rotated the refresh token, and refusing its answer would make the
