@@ -159,7 +159,9 @@ public struct LoopbackPresenter: AuthorizationPresenter {
                     do {
                         try await browser.open(authorizationURL, logger: logger)
                     } catch {
-                        listener.stop(Task.isCancelled ? .taskCancelled : .cancelled)
+                        // The browser's error is the answer. Stopping the listener here would race it: the
+                        // listener's bare "cancelled" could reach `group.next()` first. The `defer` below stops it.
+                        if Task.isCancelled { listener.stop(.taskCancelled) }
                         throw error
                     }
                     return nil
