@@ -415,7 +415,9 @@ let package = Package(
                 "TetherDevProvider",
                 "TetherTestSupport",
                 "SignInTestSupport",
+                "ProviderTestSupport",
                 .httpTypes,
+                .hummingbird,
             ]
         ),
         .testTarget(
@@ -534,6 +536,7 @@ let package = Package(
                 "ProviderTestSupport",
                 .httpTypes,
                 .logging,
+                .hummingbird,
             ],
             resources: [.copy("Flights/Fixtures")]
         ),

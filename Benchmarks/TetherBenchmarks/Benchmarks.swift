@@ -24,6 +24,12 @@ struct Benchmarks {
         let scale = quick ? 10 : 1
         print("tether benchmarks (\(quick ? "quick" : "full"), \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         print("")
+        if let index = arguments.firstIndex(of: "--large-calendar") {
+            // `--large-calendar [EVENTS]`: 100,000 events by default (docs/benchmarks.md, "Large calendars").
+            let events = arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? 100_000
+            try await LargeCalendarBenchmarks.run(events: events)
+            return
+        }
         if CommandLine.arguments.contains("--calendar") {
             try await CalendarBenchmarks.run(scale: scale)
             return

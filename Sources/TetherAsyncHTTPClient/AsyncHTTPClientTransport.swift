@@ -11,6 +11,10 @@ public import Tether
 /// The transport owns an `HTTPClient` configured never to follow redirects; call ``shutdown()`` before releasing
 /// it. Request and response conversion are pure functions (``makeRequest(_:body:)``, ``makeResponse(_:)``), tested
 /// on their own.
+///
+/// The body is streamed and collected up to the size limit; past it the request ends at once. One deadline on the
+/// transport's clock covers the whole request: `HTTPClient.execute(_:deadline:)` bounds only the time until the
+/// response head, and the client's read timeout only the time between two packets.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     /// How the transport behaves: timeout and response size limit.
     public typealias Configuration = HTTPTransportConfiguration
@@ -30,11 +34,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private let sender: any Sender
     private let client: HTTPClient?
     private let configuration: Configuration
+    private let clock: any Clock<Duration>
 
     /// Creates a transport with its own `HTTPClient` on the shared event loop group; redirects are never
     /// followed.
-    /// - Parameter configuration: Timeout and response size limit.
-    public init(configuration: Configuration = Configuration()) {
+    /// - Parameters:
+    ///   - configuration: Timeout and response size limit.
+    ///   - clock: The clock the timeout is measured on.
+    public init(configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()) {
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         clientConfiguration.timeout = HTTPClient.Configuration.Timeout(
             connect: .milliseconds(Int64(min(configuration.timeout, .seconds(10)).milliseconds)),
@@ -44,12 +51,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.client = client
         self.sender = ClientSender(client: client)
         self.configuration = configuration
+        self.clock = clock
     }
 
-    init(sender: any Sender, configuration: Configuration = Configuration()) {
+    init(
+        sender: any Sender,
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.sender = sender
         self.client = nil
         self.configuration = configuration
+        self.clock = clock
     }
 
     /// Shuts the underlying `HTTPClient` down. Call it once, when the transport is no longer needed.
@@ -58,6 +71,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Sends a request without following redirects.
+    /// - Throws: ``Tether/TransportError``: `timedOut` past the configured timeout, `responseTooLarge` as soon as the
+    ///   body passes the limit, `cancelled`, `cannotConnect`, `connectionLost`, `invalidRequest`, `other`.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         try Task.checkCancellation()
         let target = request.redactedTarget
@@ -65,19 +80,24 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             throw TransportError.invalidRequest.with(message: "Cannot send a request to \(target)")
         }
         do {
-            let response = try await sender.execute(
-                clientRequest,
-                timeout: .milliseconds(Int64(configuration.timeout.milliseconds))
-            )
-            let buffer: ByteBuffer
-            do {
-                buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
-            } catch is NIOTooManyBytesError {
-                throw TransportError.responseTooLarge.with(
-                    message: "\(target) answered with more than \(configuration.maximumResponseSize) bytes"
+            // The deadline's cancellation reaches the body too: AsyncHTTPClient cancels the request, and closes its
+            // connection, when the task iterating the body is cancelled or stops iterating.
+            return try await TransportDeadline.run(within: configuration.timeout, on: clock, target: target) {
+                [sender, configuration] in
+                let response = try await sender.execute(
+                    clientRequest,
+                    timeout: .milliseconds(Int64(configuration.timeout.milliseconds))
                 )
+                let buffer: ByteBuffer
+                do {
+                    buffer = try await response.body.collect(upTo: configuration.maximumResponseSize)
+                } catch is NIOTooManyBytesError {
+                    throw TransportError.responseTooLarge.with(
+                        message: "\(target) answered with more than \(configuration.maximumResponseSize) bytes"
+                    )
+                }
+                return (Self.makeResponse(response), Data(buffer.readableBytesView))
             }
-            return (Self.makeResponse(response), Data(buffer.readableBytesView))
         } catch let error as TransportError {
             throw error
         } catch {

@@ -140,8 +140,8 @@ struct TetherCommand: AsyncParsableCommand {
 
     static func report(_ failure: CLIFailure, terminal: Terminal) {
         let style = Style(enabled: terminal.colors(onStandardError: true))
-        terminal.err(
-            "\(style.red("tether:")) \(failure.description.hasSuffix(".") ? failure.description : failure.description + ".")"
-        )
+        // Messages carry text from providers and stores (an error description, a calendar's name): made safe here.
+        let text = UntrustedText.forTerminal(failure.description)
+        terminal.err("\(style.red("tether:")) \(text.hasSuffix(".") ? text : text + ".")")
     }
 }

@@ -89,3 +89,10 @@ public final class InstrumentedStore: CredentialStore {
         return lease
     }
 }
+
+extension InstrumentedStore: SpaceReservingStore {
+    /// Forwards to the wrapped store when it can reserve space (``VaultStore``); otherwise does nothing.
+    package func reserveSpace(forNextWriteOf id: ConnectionID) async throws {
+        try await (base as? any SpaceReservingStore)?.reserveSpace(forNextWriteOf: id)
+    }
+}

@@ -13,6 +13,10 @@ import FoundationNetworking
 /// 3xx response. (On Linux a per-task delegate's redirect decision is ignored by FoundationNetworking; only a
 /// session-level delegate stops a redirect, which is why the transport owns its session.)
 ///
+/// The body is collected by that delegate as it arrives and the request ends as soon as it passes the size limit;
+/// one deadline on the transport's clock covers the whole request, body included (URLSession's own request timeout
+/// only bounds the time between two packets).
+///
 /// On Linux, FoundationNetworking keeps about half a core busy while a request waits for its answer (measured with
 /// Swift 6.3.1: 2.2–3.2 s of CPU time for one request that a loopback server answered after 5 s, with `data(for:)`
 /// and with a completion handler alike). For servers and command-line tools on Linux, where many requests or
@@ -25,15 +29,21 @@ public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = SessionDelegate()
     private let configuration: Configuration
+    private let clock: any Clock<Duration>
 
     /// Creates a transport with its own `URLSession`.
-    /// - Parameter configuration: Timeout and response size limit.
-    public init(configuration: Configuration = Configuration()) {
+    /// - Parameters:
+    ///   - configuration: Timeout and response size limit.
+    ///   - clock: The clock the timeout is measured on.
+    public init(configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()) {
         self.configuration = configuration
+        self.clock = clock
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         let seconds =
             Double(configuration.timeout.components.seconds)
             + Double(configuration.timeout.components.attoseconds) / 1e18
+        // Both are backstops: the first is an idle timeout, and FoundationNetworking ignores the second. The
+        // transport's own deadline (`TransportDeadline`) bounds the whole request.
         sessionConfiguration.timeoutIntervalForRequest = seconds
         sessionConfiguration.timeoutIntervalForResource = seconds
         sessionConfiguration.httpCookieStorage = nil
@@ -52,69 +62,57 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// Sends a request without following redirects.
+    /// - Throws: ``Tether/TransportError``: `timedOut` past the configured timeout, `responseTooLarge` as soon as the
+    ///   body passes the limit, `cancelled`, `cannotConnect`, `connectionLost`, `invalidRequest`, `other`.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         try Task.checkCancellation()
+        let target = request.redactedTarget
         guard var urlRequest = URLRequest(httpRequest: request) else {
-            throw TransportError.invalidRequest.with(message: "Cannot send a request to \(request.redactedTarget)")
+            throw TransportError.invalidRequest.with(message: "Cannot send a request to \(target)")
         }
         urlRequest.httpBody = body
         let data: Data
         let urlResponse: URLResponse
         do {
-            (data, urlResponse) = try await perform(urlRequest)
+            (data, urlResponse) = try await TransportDeadline.run(
+                within: configuration.timeout,
+                on: clock,
+                target: target
+            ) { [self, urlRequest] in
+                try await perform(urlRequest)
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch is SessionDelegate.ResponseTooLarge {
+            throw TransportError.responseTooLarge.with(
+                message: "\(target) answered with more than \(configuration.maximumResponseSize) bytes"
+            )
         } catch {
-            throw Self.transportError(for: error, target: request.redactedTarget)
+            throw Self.transportError(for: error, target: target)
         }
         guard let response = (urlResponse as? HTTPURLResponse)?.httpResponse else {
-            throw TransportError.other.with(message: "\(request.redactedTarget) did not answer with HTTP")
-        }
-        guard data.count <= configuration.maximumResponseSize else {
-            throw TransportError.responseTooLarge.with(
-                message: "\(request.redactedTarget) answered with more than \(configuration.maximumResponseSize) bytes"
-            )
+            throw TransportError.other.with(message: "\(target) did not answer with HTTP")
         }
         return (response, data)
     }
 
-    /// Runs a data task, cancelling it when the calling task is cancelled.
+    /// Runs a data task through the session delegate, which collects its body up to the limit, and cancels it when
+    /// the calling task is cancelled.
     ///
-    /// `URLSession.data(for:)` is not used: on Linux, FoundationNetworking's cancellation handler calls
-    /// `URLSessionTask.cancel()` while the Swift task's status lock is held, and `cancel()` waits for the session's
-    /// work queue, whose thread may at that moment be resuming the same task — a lock-order inversion that hangs
-    /// both (swift-corelibs-foundation issue 5412, fixed after the Swift 6.3 toolchains). Here the cancellation
-    /// handler only schedules `cancel()` on another queue and returns.
+    /// `URLSession.data(for:)` is not used: on Linux it buffers the whole body before returning (there is no
+    /// `bytes(for:)`), and FoundationNetworking's cancellation handler calls `URLSessionTask.cancel()` while the
+    /// Swift task's status lock is held, while `cancel()` waits for the session's work queue, whose thread may at
+    /// that moment be resuming the same task — a lock-order inversion that hangs both (swift-corelibs-foundation
+    /// issue 5412, fixed after the Swift 6.3 toolchains). Here the cancellation handler only schedules `cancel()`
+    /// on another queue and returns.
     private func perform(_ urlRequest: URLRequest) async throws -> (Data, URLResponse) {
-        let pending = LockedState<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+        let task = session.dataTask(with: urlRequest)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: urlRequest) { [delegate] data, response, error in
-                    let (identifier, cancelled) = pending.withLock { ($0.task?.taskIdentifier, $0.cancelled) }
-                    let challenged = identifier.flatMap { delegate.challengedResponse(of: $0) }
-                    if let challenged, !cancelled, (error as? URLError)?.code == .cancelled {
-                        // The answer carried an authentication challenge that the delegate declined (see
-                        // `SessionDelegate`): its status and headers, without the body FoundationNetworking dropped.
-                        continuation.resume(returning: (Data(), challenged))
-                    } else if let error {
-                        continuation.resume(throwing: error)
-                    } else if let data, let response {
-                        continuation.resume(returning: (data, response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
-                    }
-                }
-                let cancelled = pending.withLock { state in
-                    state.task = task
-                    return state.cancelled
-                }
-                task.resume()
-                if cancelled { DispatchQueue.global().async { task.cancel() } }
+                delegate.start(task, limit: configuration.maximumResponseSize, continuation: continuation)
             }
-        } onCancel: {
-            let task = pending.withLock { state in
-                state.cancelled = true
-                return state.task
-            }
-            if let task { DispatchQueue.global().async { task.cancel() } }
+        } onCancel: { [delegate] in
+            delegate.cancel(task)
         }
     }
 
@@ -142,50 +140,5 @@ public final class URLSessionTransport: HTTPTransport {
                 cause: urlError
             )
         }
-    }
-}
-
-/// Declines every redirect, so that the caller sees the 3xx response; on Linux, also every HTTP authentication
-/// challenge.
-///
-/// On Linux, FoundationNetworking never completes a request whose `401` carries a `WWW-Authenticate: Basic` challenge
-/// when the challenge gets the default handling — not even after the request's timeout (Swift 6.3.1, measured; RFC
-/// 6749 §5.2 has token endpoints answer a wrong client secret sent with HTTP Basic exactly so). Declining the
-/// challenge ends the task as cancelled; the delegate keeps the response that carried the challenge (its status and
-/// headers; FoundationNetworking drops the body), and the transport returns that.
-private final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
-    private let challenged = LockedState<[Int: HTTPURLResponse]>([:])
-
-    /// The response whose challenge was declined for the task `identifier`, once.
-    func challengedResponse(of identifier: Int) -> HTTPURLResponse? {
-        challenged.withLock { $0.removeValue(forKey: identifier) }
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        #if canImport(FoundationNetworking)
-        // Only HTTP authentication challenges come with the response that carried them (FoundationNetworking has no
-        // server-trust challenges).
-        if let response = challenge.failureResponse as? HTTPURLResponse {
-            challenged.withLock { $0[task.taskIdentifier] = response }
-            completionHandler(.cancelAuthenticationChallenge, nil)
-            return
-        }
-        #endif
-        completionHandler(.performDefaultHandling, nil)
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -109,11 +109,14 @@ struct KeyringStatusTests {
         defer { bus.stop() }
         let cli = try await CLI.start().with(["DBUS_SESSION_BUS_ADDRESS": bus.address])
         defer { Task { await cli.stop() } }
+        // Signing in makes the key (`status` alone only reads, and creates nothing).
+        let login = try await cli.loginWithDeviceCode()
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("vault.key").path))
         let status = try await cli.run(["status"])
         let line = try #require(KeyStatusTests.keyLines(status).first, "\(status.stdout)\(status.stderr)")
         #expect(line.contains("beside the records"))
         #expect(line.contains("no Secret Service answers"), "\(line)")
-        #expect(FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("vault.key").path))
     }
 }
 

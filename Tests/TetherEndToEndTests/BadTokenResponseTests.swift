@@ -154,8 +154,6 @@ struct BadTokenResponseTests {
         ("malformed", OAuthError.malformedResponse, SessionError.offline),
         ("html-page", .unexpectedContentType, .offline),
         ("html-error", .unexpectedContentType, .offline),
-        ("negative-expiry", .invalidExpiresIn, .offline),
-        ("garbage-expiry", .invalidExpiresIn, .offline),
         ("mac-token", .unsupportedTokenType, .misconfigured),
         ("no-access-token", .missingAccessToken, .offline),
         ("redirect", .redirected, .misconfigured),
@@ -202,8 +200,8 @@ struct BadTokenResponseTests {
         let fixture = try await Fixture.make()
         defer { Task { await fixture.server.stop() } }
         let huge = try await fixture.deviceClient("device-huge").startDeviceAuthorization()
-        #expect(huge.interval == .seconds(300))
-        #expect(huge.expiresAt == fixture.clock.date.addingTimeInterval(365 * 86_400))
+        #expect(huge.interval == .seconds(60))
+        #expect(huge.expiresAt == fixture.clock.date.addingTimeInterval(3600))
         #expect(try await fixture.deviceClient("device-negative").startDeviceAuthorization().interval == .seconds(1))
         #expect(try await fixture.deviceClient("device-fractional").startDeviceAuthorization().interval == .seconds(3))
         await #expect(throws: OAuthError.invalidExpiresIn) {

@@ -310,8 +310,14 @@ extension Session {
                 {
                     response = nil
                 } else {
+                    try await reserveSpaceForAnswer()
                     response = try await refresher.refresh(request)
                 }
+            } catch let error as CredentialStoreError {
+                // No room for the answer, so nothing was sent; or a worker got an answer it could not store and keeps
+                // it. Either way no second refresh with this refresh token may follow: storage trouble, not offline.
+                logger.debug("Refresh stopped by the store", metadata: ["store.error": "\(error.message)"])
+                throw storageFailure(error)
             } catch {
                 let failure = Self.classify(error)
                 switch failure.kind {
@@ -368,6 +374,26 @@ extension Session {
             )
             return written
         }
+    }
+
+    /// Asks a store that can (``SpaceReservingStore``) to set aside the space its answer will need, before a refresh
+    /// is sent: a rotated refresh token that arrives must have room to be stored (docs/decisions.md §36).
+    /// - Throws: The store's ``CredentialStoreError`` when there is no room; then nothing may be sent.
+    func reserveSpaceForAnswer() async throws {
+        guard let reserving = store as? any SpaceReservingStore else { return }
+        try await reserving.reserveSpace(forNextWriteOf: id)
+    }
+
+    /// Whether refreshed tokens that the store refused are kept in memory only: the process holds the one copy of
+    /// a refresh token the provider may have rotated, and must not end before they are stored.
+    package var holdsUnsavedTokens: Bool { unsavedRefresh != nil }
+
+    /// Writes refreshed tokens the store refused before, for a process that keeps them until the store takes them
+    /// (the CLI's refresh worker).
+    /// - Returns: Whether no refreshed tokens wait in memory any more.
+    package func storeUnsavedTokens() async -> Bool {
+        await retryUnsavedWrite()
+        return unsavedRefresh == nil
     }
 
     /// Remembers a refresh that was sent at `sentAt` but got no usable answer: the provider may have rotated
@@ -471,9 +497,13 @@ extension Session {
         )
         do {
             adopt(try await store.write(ended, expecting: .version(current.version)))
-        } catch {
+        } catch let error as CredentialStoreError where error == .versionConflict {
             // Someone else changed the record (signed in again, signed out): leave their version alone.
             logger.debug("Record changed while ending the grant; leaving it", metadata: ["store.error": "\(error)"])
+            isLoaded = false
+        } catch {
+            // A full disk, a locked store: the record keeps its spent tokens, which the provider refuses again.
+            logger.debug("The ended grant could not be stored", metadata: ["store.error": "\(error)"])
             isLoaded = false
         }
         lastFailure = .permanent(reason)

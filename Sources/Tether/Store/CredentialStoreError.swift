@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failure of a ``CredentialStore``. It never contains a secret.
 ///
 /// Match it like an enum: `catch let error as CredentialStoreError where error == .unavailable`, or
@@ -49,6 +51,24 @@ public struct CredentialStoreError: TetherError {
         case .unavailable, .leaseTimeout, .versionConflict, .io: true
         default: false
         }
+    }
+
+    /// Whether the store failed for want of room (`ENOSPC`, or `EDQUOT` where the system has quotas), found in the
+    /// chain of causes: a failure that freeing space fixes, and that must never be taken for a signed-out user.
+    package var isOutOfSpace: Bool {
+        var next: (any Error)? = cause
+        for _ in 0..<8 {
+            guard let error = next else { return false }
+            if let posix = error as? POSIXError {
+                #if canImport(Glibc) || canImport(Darwin)
+                return posix.code == .ENOSPC || posix.code == .EDQUOT
+                #else
+                return posix.code == .ENOSPC
+                #endif
+            }
+            next = (error as? CredentialStoreError)?.cause
+        }
+        return false
     }
 
     /// Whether the error is a configuration mistake that no retry will fix.

@@ -12,7 +12,9 @@ public import HTTPTypes
 /// - Redirects are **not** followed: a 3xx response is returned as it is. Token endpoints must never be
 ///   redirected (a redirect would replay a code or a refresh token to another URL).
 /// - Responses are buffered; a body larger than the transport's limit throws
-///   ``TransportError/responseTooLarge``.
+///   ``TransportError/responseTooLarge`` as soon as the limit is passed, without reading the rest.
+/// - One deadline covers the whole exchange — connect, send, response headers and the whole body; past it the
+///   transport closes the connection and throws ``TransportError/timedOut``.
 /// - Failures below HTTP (no connection, timeout, cancellation) throw ``TransportError``. Any HTTP status,
 ///   including 4xx and 5xx, is a response, not an error.
 /// - The request is sent as given; a transport never logs headers or bodies.
@@ -32,14 +34,16 @@ public protocol HTTPTransport: Sendable {
 
 /// The settings every built-in transport shares.
 public struct HTTPTransportConfiguration: Sendable {
-    /// How long a request may take; 30 seconds by default.
+    /// How long a request may take in all — connecting, sending, the response headers and the whole body; 30
+    /// seconds by default. A server that answers slowly (one byte every few seconds) is cut off at this deadline.
     public var timeout: Duration
-    /// The largest response body accepted; 1 MiB by default. OAuth answers are small; a larger one is an error.
+    /// The largest response body accepted; 1 MiB by default. OAuth answers are small; a larger one is an error,
+    /// detected while the body arrives, so that no more than about this much is ever held.
     public var maximumResponseSize: Int
 
     /// Creates a configuration.
     /// - Parameters:
-    ///   - timeout: How long a request may take.
+    ///   - timeout: How long a request may take in all, body included.
     ///   - maximumResponseSize: The largest response body accepted, in bytes.
     public init(timeout: Duration = .seconds(30), maximumResponseSize: Int = 1 << 20) {
         self.timeout = timeout

@@ -8,7 +8,10 @@ struct CalendarEventsCommand: AsyncParsableCommand {
         abstract: "Show the events of every calendar source.",
         discussion: """
             Syncs every calendar source (tokens are refreshed as needed); a source that cannot be read is \
-            served from the offline cache, marked stale, and named on standard error with the reason.
+            served from the offline cache, marked stale, and named on standard error with the reason. Events a \
+            source sends in a form that cannot be read (a field of the wrong type, a missing field) are left \
+            out and counted on standard error, one line per source ("tether: 'work': 3 events skipped \
+            (malformed)"); --verbose names the field of each, never its content.
 
             --json prints one object, and nothing else on standard output:
               {"sources": [{"name", "api", "state", "lastSync", "stale", "error"}],

@@ -12,7 +12,8 @@ struct FlightsCommand: AsyncParsableCommand {
             Without --input, syncs every calendar source as `tether calendar events` does and runs the flight \
             detector on the events of the window (cancelled events left out). --json then prints an array with \
             one object per flight: "event" (source, id, title, start, end) and "detection" (the fields --input \
-            prints). The exit statuses are those of `tether calendar events`.
+            prints). The exit statuses, and the lines on standard error for sources that did not load or sent \
+            events that could not be read, are those of `tether calendar events`.
 
             --input reads a JSON array of events, each with any of title, \
             description, location, start and end (ISO 8601, or a date for an \

@@ -29,9 +29,11 @@ struct CalendarSourcesCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        // Reading creates nothing: a missing TETHER_HOME is no sources.
+        let workspace = try Workspace(global, createsHome: false)
         let sources = try CalendarSources(workspace: workspace)
-        let rows = await sources.rows()
+        // Without sources there is no cache to open (opening it would create its folder).
+        let rows = sources.profiles.isEmpty ? [] : await sources.rows()
         if json {
             workspace.terminal.out(try CalendarOutput.encoder(includesAccount: true).encode(rows))
             workspace.terminal.out("")
@@ -41,7 +43,8 @@ struct CalendarSourcesCommand: AsyncParsableCommand {
             )
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            var table = [["NAME", "API", "ACCOUNT", "STATE", "LAST SYNC", "EVENTS", "LAST ERROR"].map(style.bold)]
+            let header = ["NAME", "API", "ACCOUNT", "STATE", "LAST SYNC", "EVENTS", "LAST ERROR"]
+            var table = [Format.cells(header, style: style.bold)]
             table += rows.map { $0.cells(style: style) }
             for line in Format.table(table) { workspace.terminal.out(line) }
         }

@@ -168,9 +168,11 @@ struct LoginCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let workspace = try Workspace(global)
-        let setup = try setup(environment: workspace.environment)
+        // The options and the name are checked first: a usage error creates nothing in TETHER_HOME.
+        let environment = ProcessInfo.processInfo.environment
+        let setup = try setup(environment: environment)
         let name = try setup.connectionName()
+        let workspace = try Workspace(global, environment: environment)
         let existing: Profile?
         do {
             existing = try workspace.profiles.profile(named: name)
@@ -255,7 +257,10 @@ struct LoginCommand: AsyncParsableCommand {
         workspace.statusFile.clear(name)
         CalendarSources.statusFile(home: workspace.home).remove(name)
 
-        let shown = account.maskedDisplayIdentifier ?? (account.isUnknown ? "an unknown account" : account.providerID)
+        // The provider chose the claim behind it (`email`, `preferred_username`): made safe for the terminal.
+        let shown = UntrustedText.forTerminal(
+            account.maskedDisplayIdentifier ?? (account.isUnknown ? "an unknown account" : account.providerID)
+        )
         if json {
             try StatusCommand.printJSON(
                 [

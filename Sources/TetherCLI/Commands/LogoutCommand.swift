@@ -58,7 +58,7 @@ struct LogoutCommand: AsyncParsableCommand {
                 try await signOut(name, workspace: workspace)
             } catch {
                 let failure = CLIFailure.from(error, connection: name)
-                workspace.terminal.err("'\(name)': \(failure.description)")
+                workspace.terminal.err(UntrustedText.forTerminal("'\(name)': \(failure.description)"))
                 failures.append(failure)
             }
         }

@@ -27,6 +27,10 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
     /// The longest a worker lives: one refresh request (the transport times out after 30 s) and a write.
     static let lifetime: UInt32 = 120
 
+    /// How long a worker whose refreshed tokens the store refused goes on trying to store them, holding the lease so
+    /// that nobody refreshes with the refresh token they replace (docs/decisions.md §36).
+    static let unsavedLifetime: UInt32 = 600
+
     /// The descriptor the lease arrives on.
     static let leaseDescriptor: Int32 = 3
 
@@ -54,16 +58,22 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
         SignalDeferral.shared.install(bound: .seconds(Int64(Self.lifetime)))
         SignalDeferral.shared.enter()
         let outcome = await refresh()
+        if let outcome { Self.answer(outcome) }
+        SignalDeferral.shared.leave()
+        if outcome?.outcome != WorkerOutcome.stored.outcome { throw ExitCode(ExitStatus.failure.rawValue) }
+    }
+
+    /// Prints the one line the caller reads.
+    static func answer(_ outcome: WorkerOutcome) {
         if let line = try? JSONEncoder().encode(outcome) {
             // The caller may be gone (killed while the worker refreshed): the write then fails with EPIPE, which
             // must not crash the worker. A crash would keep the lease until the runtime's backtrace is written.
             try? FileHandle.standardOutput.write(contentsOf: line + Data("\n".utf8))
         }
-        SignalDeferral.shared.leave()
-        if outcome.outcome != WorkerOutcome.stored.outcome { throw ExitCode(ExitStatus.failure.rawValue) }
     }
 
-    private func refresh() async -> WorkerOutcome {
+    /// The outcome to print, or `nil` when it was printed already (tokens the worker kept until it stored them).
+    private func refresh() async -> WorkerOutcome? {
         let parent = getppid()
         var adopted: (any RefreshLease)?
         let outcome = await refresh(adopting: &adopted)
@@ -73,7 +83,7 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
         return outcome
     }
 
-    private func refresh(adopting adopted: inout (any RefreshLease)?) async -> WorkerOutcome {
+    private func refresh(adopting adopted: inout (any RefreshLease)?) async -> WorkerOutcome? {
         do {
             var environment = ProcessInfo.processInfo.environment
             environment["TETHER_HOME"] = home
@@ -111,19 +121,15 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
                 await session.assumeUnansweredRefresh(since: Date(timeIntervalSince1970: answerMayDateFrom))
             }
             _ = try await session.forceRefresh()
-            // Tokens the store refused stay in memory; try the write again a few times before giving up.
+            // Tokens the store refused stay in memory; try the write again a few times before answering.
             for _ in 0..<3 {
-                guard case .storageUnavailable = await session.status else { break }
+                guard await session.holdsUnsavedTokens else { break }
                 try await Task.sleep(for: .milliseconds(200))
-                _ = try? await session.validAccessToken()
+                _ = await session.storeUnsavedTokens()
             }
-            if case .storageUnavailable(let problem) = await session.status {
-                return WorkerOutcome(
-                    outcome: "transient",
-                    message: "The refreshed tokens could not be stored: \(problem.message)"
-                )
-            }
-            return .stored
+            guard await session.holdsUnsavedTokens else { return .stored }
+            await keepUnsavedTokens(of: session)
+            return nil
         } catch let failure as CLIFailure {
             return WorkerOutcome(
                 outcome: failure.status == .configuration ? "configuration" : "transient",
@@ -131,6 +137,40 @@ struct RefreshWorkerCommand: AsyncParsableCommand {
             )
         } catch {
             return WorkerOutcome.failure(error)
+        }
+    }
+
+    /// Answers the caller at once (it exits with "storage unavailable" and prints no token), then goes on holding the
+    /// lease and the refreshed tokens, trying to store them with a growing pause, until they are stored or
+    /// ``unsavedLifetime`` ends. The refresh token they replace may be spent: while this worker holds the lease, no
+    /// other process refreshes with it.
+    private func keepUnsavedTokens(of session: Session) async {
+        var problem = "the store refused them"
+        var noSpace = false
+        if case .storageUnavailable(let failure) = await session.status {
+            problem = failure.message
+            noSpace = failure.isOutOfSpace
+        }
+        Self.answer(
+            WorkerOutcome(
+                outcome: "unsaved",
+                message: "The refreshed tokens could not be stored (\(problem)); a refresh worker keeps them and "
+                    + "stores them as soon as it can, for up to \(Self.unsavedLifetime / 60) minutes",
+                reason: noSpace ? WorkerOutcome.noSpace : nil
+            )
+        )
+        // The caller reads to the end of the output: close it, so that it can go.
+        let null = open("/dev/null", O_WRONLY)
+        if null >= 0 {
+            dup2(null, STDOUT_FILENO)
+            close(null)
+        }
+        alarm(Self.unsavedLifetime)
+        var pause: Duration = .milliseconds(500)
+        while await session.holdsUnsavedTokens {
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .seconds(10))
+            _ = await session.storeUnsavedTokens()
         }
     }
 

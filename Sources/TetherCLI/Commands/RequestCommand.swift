@@ -13,8 +13,13 @@ struct RequestCommand: AsyncParsableCommand {
             credentials" without a challenge, or a claims challenge), the token is refreshed once and the request \
             sent once more — exactly as the library's AuthorizedClient does; only a challenge naming \
             invalid_request or insufficient_scope is reported at once. When the refresh is refused, the \
-            connection needs sign-in and the message says why. 429 and 503 with Retry-After are retried for GET, \
-            HEAD, PUT and DELETE.
+            connection needs sign-in and the message says why.
+
+            A GET, HEAD, OPTIONS, PUT or DELETE answered 429 or 503 is sent again, at most twice, after the delay \
+            its Retry-After asks for (1 second without one), as long as that delay is at most \
+            \(RequestCommand.maximumRetryWait.components.seconds) seconds. A longer Retry-After, a 429 or 503 to \
+            another method, and any other status end the command at once; after a 429 or 503 the exit status is 4 \
+            and the message gives the delay the server asked for.
 
             The body goes to standard output as received; errors to standard error, with the exit status of \
             `tether --help` (3 when the connection needs sign-in).
@@ -45,6 +50,19 @@ struct RequestCommand: AsyncParsableCommand {
     var include = false
 
     @OptionGroup var global: GlobalOptions
+
+    /// The longest `Retry-After` that `tether request` waits for before sending again (the library's default): long
+    /// enough for a short throttle, short enough that a script or a person at the terminal is not held for minutes
+    /// without a word. A longer wait is reported at once, with the delay, for the caller to decide.
+    static let maximumRetryWait: Duration = .seconds(30)
+
+    /// How the command retries: the library's defaults, stated so that the help cannot drift from them.
+    static let retryConfiguration = AuthorizedClient.Configuration(
+        maximumAttempts: 3,
+        maximumRetryDelay: maximumRetryWait,
+        defaultRetryDelay: .seconds(1),
+        retriesNonIdempotentRequests: false
+    )
 
     func validate() throws {
         guard (1...2).contains(arguments.count) else {
@@ -95,7 +113,12 @@ struct RequestCommand: AsyncParsableCommand {
             let isJSON = (try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])) != nil
             request.headerFields[.contentType] = isJSON ? "application/json" : "application/x-www-form-urlencoded"
         }
-        let client = AuthorizedClient(session: session, transport: workspace.transport, logger: workspace.logger)
+        let client = AuthorizedClient(
+            session: session,
+            transport: workspace.transport,
+            configuration: Self.retryConfiguration,
+            logger: workspace.logger
+        )
         do {
             let (response, responseBody) = try await client.send(request, body: body)
             workspace.statusFile.clear(name)
@@ -109,12 +132,29 @@ struct RequestCommand: AsyncParsableCommand {
                 workspace.terminal.out("")
             }
         } catch {
-            let failure = CLIFailure.from(error, connection: name)
+            let failure = Self.throttled(error) ?? CLIFailure.from(error, connection: name)
             if failure.status == .needsSignIn || failure.status == .unavailable {
                 workspace.statusFile.record(failure.message, for: name)
             }
             throw failure
         }
+    }
+
+    /// A 429 or 503 that was not (or no longer) retried, with the delay the server asked for; `nil` for any other
+    /// error.
+    static func throttled(_ error: any Error) -> CLIFailure? {
+        guard let error = error as? AuthorizedClientError, error == .server,
+            [429, 503].contains(error.httpStatus ?? 0), let retryAfter = error.retryAfter
+        else { return nil }
+        let base = CLIFailure.from(error)
+        let seconds = retryAfter.components.seconds + (retryAfter.components.attoseconds > 0 ? 1 : 0)
+        let wait = seconds == 1 ? "1 second" : "\(seconds) seconds"
+        let note =
+            retryAfter > maximumRetryWait
+            ? "; it asked to be called again in \(wait), longer than the "
+                + "\(maximumRetryWait.components.seconds) seconds tether request waits"
+            : "; it asked to be called again in \(wait)"
+        return CLIFailure(base.status, base.message + note, fix: "Try again in \(wait)")
     }
 
     func readBody() throws -> Data? {

@@ -40,7 +40,8 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        // Reading creates nothing: a missing TETHER_HOME is no connections.
+        let workspace = try Workspace(global, createsHome: false)
         // connections.json is read once for all rows.
         // A profile that fails its MAC check is one refused row, not a failed listing.
         let profiles = Dictionary(try workspace.profiles.loadEach().map { ($0.name, $0.profile) }) { first, _ in
@@ -50,7 +51,7 @@ struct StatusCommand: AsyncParsableCommand {
         // Records without settings (written by an app through the library) are shown too.
         var unreadable: CLIFailure?
         do {
-            names.formUnion(try await workspace.store.list().map(\.rawValue))
+            names.formUnion(try await workspace.storedConnections().map(\.rawValue))
         } catch {
             unreadable = CLIFailure.from(error)
         }
@@ -74,7 +75,7 @@ struct StatusCommand: AsyncParsableCommand {
             row.store = store
             rows.append(row)
         }
-        if let unreadable { workspace.terminal.err("tether: \(unreadable.description)") }
+        if let unreadable { workspace.terminal.err("tether: \(UntrustedText.forTerminal(unreadable.description))") }
         let keyNotice = Self.keyNotice(workspace.vault)
         if json {
             try Self.printJSON(rows, workspace.terminal)
@@ -86,9 +87,8 @@ struct StatusCommand: AsyncParsableCommand {
             if let keyNotice { workspace.terminal.err(keyNotice) }
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            var table = [
-                ["NAME", "PROVIDER", "ACCOUNT", "STATE", "EXPIRES", "LAST REFRESH", "LAST ERROR"].map(style.bold)
-            ]
+            let header = ["NAME", "PROVIDER", "ACCOUNT", "STATE", "EXPIRES", "LAST REFRESH", "LAST ERROR"]
+            var table = [Format.cells(header, style: style.bold)]
             table += rows.map { $0.cells(style: style) }
             for line in Format.table(table) { workspace.terminal.out(line) }
             workspace.terminal.out("Store: \(store)")
@@ -248,7 +248,9 @@ struct StatusRow: Encodable {
         }
     }
 
-    func cells(style: Style) -> [String] {
+    /// The row for people. The account and the last error come from the provider (or from `status.json`, which
+    /// keeps what it said): ``Format/table(_:)`` makes them safe.
+    func cells(style: Style) -> [Format.Cell] {
         let expires: String
         if let expiresAt {
             expires = expiresAt > Date() ? Format.relative(expiresAt) : "expired (refreshes on use)"
@@ -257,8 +259,9 @@ struct StatusRow: Encodable {
         }
         let error = lastError ?? detail ?? "—"
         return [
-            name, provider ?? "—", account ?? "—", style.state(state), expires,
-            lastRefresh.map { Format.relative($0) } ?? "—", String(error.prefix(80)),
+            Format.Cell(name), Format.Cell(provider ?? "—"), Format.Cell(account ?? "—"),
+            Format.Cell(state, style: style.state), Format.Cell(expires),
+            Format.Cell(lastRefresh.map { Format.relative($0) } ?? "—"), Format.Cell(String(error.prefix(80))),
         ]
     }
 

@@ -35,7 +35,8 @@ struct TokenCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        // Nothing is created for a connection that does not exist; a refresh writes only into an existing vault.
+        let workspace = try Workspace(global, createsHome: false)
         let name = try workspace.resolveName(connection)
         let profile = try workspace.profile(named: name)
         let session = try await workspace.session(for: profile)
@@ -48,6 +49,7 @@ struct TokenCommand: AsyncParsableCommand {
             } else {
                 token = try await session.validAccessToken()
             }
+            try await Self.requireStored(session)
         } catch {
             let failure = CLIFailure.from(error, connection: name)
             workspace.statusFile.record(failure.message, for: name)
@@ -68,5 +70,19 @@ struct TokenCommand: AsyncParsableCommand {
         } else {
             workspace.terminal.out(token.revealedValue)
         }
+    }
+
+    /// Refreshed tokens that the store refused (a refresh made in this process, when no worker could be started)
+    /// would die with it: write them again briefly, and print no token this run cannot keep.
+    /// - Throws: The store's ``CredentialStoreError`` when they still cannot be stored.
+    static func requireStored(_ session: Session) async throws {
+        for _ in 0..<3 {
+            guard await session.holdsUnsavedTokens else { return }
+            try await Task.sleep(for: .milliseconds(200))
+            _ = await session.storeUnsavedTokens()
+        }
+        guard await session.holdsUnsavedTokens else { return }
+        if case .storageUnavailable(let error) = await session.status { throw error }
+        throw CredentialStoreError.unavailable.with(message: "The refreshed tokens could not be stored")
     }
 }

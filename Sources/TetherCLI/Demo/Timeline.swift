@@ -31,26 +31,30 @@ final class Timeline: Sendable {
         }
     }
 
-    /// A status as a settings screen would show it.
+    /// A status as a settings screen would show it. Accounts and messages come from the provider: made safe for
+    /// the terminal (``Tether/UntrustedText/forTerminal(_:)``).
     func render(_ status: ConnectionStatus) -> String {
         func seconds(until date: Date) -> String { String(format: "%.1f s", max(0, date.timeIntervalSinceNow)) }
+        func shown(_ account: Account) -> String {
+            UntrustedText.forTerminal(account.maskedDisplayIdentifier ?? account.providerID)
+        }
         switch status {
         case .connected(let account, let until):
             return style.green("connected")
-                + " as \(account.maskedDisplayIdentifier ?? account.providerID)"
+                + " as \(shown(account))"
                 + (until.map { ", token valid for \(seconds(until: $0))" } ?? "")
         case .refreshing:
             return style.yellow("refreshing")
         case .offline(_, let next, let error):
-            return style.yellow("offline") + " (\(error.message))"
+            return style.yellow("offline") + " (\(UntrustedText.forTerminal(error.message)))"
                 + (next.map { ", next attempt in \(seconds(until: $0))" } ?? "")
         case .needsSignIn(let reason, let hint):
-            return style.red("needs sign-in") + ": \(reason.message)"
-                + (hint.map { " (hint: \($0.maskedDisplayIdentifier ?? $0.providerID))" } ?? "")
+            return style.red("needs sign-in") + ": \(UntrustedText.forTerminal(reason.message))"
+                + (hint.map { " (hint: \(shown($0)))" } ?? "")
         case .notConnected:
             return "not connected"
         default:
-            return "\(status)"
+            return UntrustedText.forTerminal("\(status)")
         }
     }
 }

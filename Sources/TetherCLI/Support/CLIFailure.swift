@@ -89,6 +89,13 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                     "The vault record of '\(name)' is damaged (\(strip(error.message))); it was left untouched",
                     fix: "Restore it from a backup, or run `tether logout \(name)` to remove it and sign in again"
                 )
+            case .io where error.isOutOfSpace:
+                return CLIFailure(
+                    .unavailable,
+                    "The credential store has no room: \(strip(error.message))",
+                    fix: "Free some space where TETHER_HOME is; the tokens are kept, and the next run stores or "
+                        + "refreshes them"
+                )
             case .unavailable:
                 // The store cannot be reached (a PostgreSQL store whose database is down): nothing was lost or
                 // signed out.

@@ -97,7 +97,8 @@ enum CalendarOutput {
     }
 
     /// A heading per day, then a table of that day's events: time, title, place, source and calendar. Events of a
-    /// source that did not load fresh are marked `(cached)`.
+    /// source that did not load fresh are marked `(cached)`. Titles, places and calendar names are the calendar's
+    /// (anyone who can invite the user writes them): ``Format/table(_:)`` makes them safe.
     static func days(
         _ events: [CalendarEvent],
         rows: [CalendarSourceRow],
@@ -122,7 +123,7 @@ enum CalendarOutput {
         for (day, dayEvents) in days {
             if !lines.isEmpty { lines.append("") }
             lines.append(style.bold(heading.string(from: day.start(in: timeZone))))
-            let table = dayEvents.map { event -> [String] in
+            let table = dayEvents.map { event -> [Format.Cell] in
                 let when: String
                 switch event.timing {
                 case .allDay:
@@ -137,7 +138,7 @@ enum CalendarOutput {
                     "\(event.source) · \(event.calendarName ?? event.calendarID)"
                     + (stale.contains(event.source.rawValue) ? " (cached)" : "")
                 let cells = ["  " + when, title, event.location ?? "", source]
-                return event.status == .cancelled ? cells.map(style.dim) : cells
+                return event.status == .cancelled ? Format.cells(cells, style: style.dim) : Format.cells(cells)
             }
             lines += Format.table(table)
         }
@@ -148,16 +149,19 @@ enum CalendarOutput {
     static func flightTable(_ flights: [Flight], timeZone: TimeZone, style: Style) -> [String] {
         let day = formatter("EEE d MMM", timeZone)
         let dayAndTime = formatter("EEE d MMM HH:mm", timeZone)
-        var table = [["DATE", "FLIGHT", "ROUTE", "DEPARTS", "ARRIVES", "TITLE", "SOURCE"].map(style.bold)]
+        let header = ["DATE", "FLIGHT", "ROUTE", "DEPARTS", "ARRIVES", "TITLE", "SOURCE"]
+        var table = [Format.cells(header, style: style.bold)]
         for flight in flights {
             let start = flight.event.interval(in: timeZone).start
             let route = "\(flight.detection.from?.iataCode ?? "?") → \(flight.detection.to?.iataCode ?? "?")"
-            table.append([
-                day.string(from: flight.detection.departure ?? start), flight.detection.flightNumber ?? "—", route,
-                flight.detection.departure.map(dayAndTime.string) ?? "—",
-                flight.detection.arrival.map(dayAndTime.string) ?? "—", flight.event.title,
-                flight.event.source.rawValue,
-            ])
+            table.append(
+                Format.cells([
+                    day.string(from: flight.detection.departure ?? start), flight.detection.flightNumber ?? "—", route,
+                    flight.detection.departure.map(dayAndTime.string) ?? "—",
+                    flight.detection.arrival.map(dayAndTime.string) ?? "—", flight.event.title,
+                    flight.event.source.rawValue,
+                ])
+            )
         }
         return Format.table(table)
     }

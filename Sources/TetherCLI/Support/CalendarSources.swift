@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Tether
 import TetherCalendar
 
@@ -187,6 +188,7 @@ struct CalendarSources: Sendable {
         let fetch = await sources.fetch(window: interval)
         try show(fetch, interval, workspace)
         sources.reportProblems(fetch.rows)
+        sources.reportSkipped(fetch.rows)
         if fetch.status != .success { throw ExitCode(fetch.status.rawValue) }
     }
 
@@ -213,7 +215,11 @@ struct CalendarSources: Sendable {
         let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
         for row in rows where row.served != .fresh {
             var line = "\(style.yellow("tether:")) '\(row.name)' \(Self.phrase(row.state))"
-            if let error = row.error { line += ": \(error.hasSuffix(".") ? String(error.dropLast()) : error)" }
+            if let error = row.error {
+                // The provider's words (or calendar-status.json's copy of them), made safe for the terminal.
+                let safe = UntrustedText.forTerminal(error)
+                line += ": \(safe.hasSuffix(".") ? String(safe.dropLast()) : safe)"
+            }
             switch row.served {
             case .cache:
                 let last = row.lastSync.map { "last synced \(Format.relative($0))" } ?? "from an earlier sync"
@@ -239,6 +245,38 @@ extension CalendarSources {
         default: "is \(state)"
         }
     }
+
+    /// One line on standard error per source with events that could not be read, such as
+    /// "tether: 'work': 3 events skipped (malformed)"; with --verbose, one more line per event naming the field
+    /// and the type expected (never the event's content).
+    func reportSkipped(_ rows: [CalendarSourceRow]) {
+        let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
+        let verbose = workspace.logger.logLevel <= .debug
+        for row in rows where !row.skipped.isEmpty {
+            var kinds: [String: Int] = [:]
+            for record in row.skipped { kinds[Self.kind(of: record.reason), default: 0] += 1 }
+            let counts = kinds.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            let summary =
+                kinds.count == 1 ? counts[0].key : counts.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            let events = row.skipped.count == 1 ? "1 event" : "\(row.skipped.count) events"
+            workspace.terminal.err("\(style.yellow("tether:")) '\(row.name)': \(events) skipped (\(summary))")
+            guard verbose else { continue }
+            for record in row.skipped {
+                let reason = UntrustedText.forTerminal(record.reason.message)
+                workspace.terminal.err("\(style.yellow("tether:")) '\(row.name)': skipped an event: \(reason)")
+            }
+        }
+    }
+
+    /// A skipped event's reason in two words: "malformed", "missing field".
+    static func kind(of reason: CalendarDecodingError) -> String {
+        switch reason {
+        case .missingField: "missing field"
+        case .unknownTimeZone: "unknown time zone"
+        case .invalidDate: "invalid date"
+        default: "malformed"
+        }
+    }
 }
 
 /// What the last fetch of a source left when it did not load: kept in `$TETHER_HOME/calendar-status.json` for
@@ -262,6 +300,8 @@ struct CalendarSourceRow: Sendable, Encodable {
     var served: CalendarSourceReport.Served?
     /// The exit status this source alone calls for.
     var exitStatus: ExitStatus = .success
+    /// The events of the source that could not be read (not in the JSON: standard error names them).
+    var skipped: [SkippedEvent] = []
 
 }
 
@@ -293,6 +333,7 @@ extension CalendarSourceRow {
             error: report.error?.message ?? (report.served == .fresh ? nil : Self.reason(report.status))
         )
         served = report.served
+        skipped = report.skipped
         switch report.status.kind {
         case .needsSignIn, .notConnected: exitStatus = .needsSignIn
         case _ where report.served == .fresh: exitStatus = .success
@@ -351,10 +392,13 @@ extension CalendarSourceRow {
         try container.encode(error, forKey: .error)
     }
 
-    func cells(style: Style) -> [String] {
+    /// The row for people. The account and the error come from the provider (or from `calendar-status.json`,
+    /// which keeps what it said): ``Format/table(_:)`` makes them safe.
+    func cells(style: Style) -> [Format.Cell] {
         [
-            name, api.rawValue, account ?? "—", style.state(state), lastSync.map { Format.relative($0) } ?? "never",
-            stale ? "stale" : "fresh", String((error ?? "—").prefix(80)),
+            Format.Cell(name), Format.Cell(api.rawValue), Format.Cell(account ?? "—"),
+            Format.Cell(state, style: style.state), Format.Cell(lastSync.map { Format.relative($0) } ?? "never"),
+            Format.Cell(stale ? "stale" : "fresh"), Format.Cell(String((error ?? "—").prefix(80))),
         ]
     }
 }

@@ -45,7 +45,7 @@ struct DetachedRefresher: DelegatedRefresher {
         answerMayDateFrom: Date?
     ) async throws -> Bool {
         guard let executable = Self.executable.withLock({ $0 }) else { return false }
-        var arguments = [executable, "refresh-worker", request.connectionID.rawValue, "--home", home.path]
+        var arguments = [executable, "refresh-worker", "--home", home.path]
         if let answerMayDateFrom {
             arguments += ["--answer-may-date-from", String(answerMayDateFrom.timeIntervalSince1970)]
         }
@@ -71,6 +71,8 @@ struct DetachedRefresher: DelegatedRefresher {
             return false
         }
         if verbose { arguments.append("--verbose") }
+        // The name last, after `--`: a name that starts with `-` is never read as an option.
+        arguments += ["--", request.connectionID.rawValue]
         let worker: SpawnedWorker
         do {
             worker = try SpawnedWorker.start(
@@ -112,7 +114,9 @@ extension DetachedRefresher {
 /// The one line a refresh worker prints: whether it stored new tokens, or how its refresh failed. Never a secret:
 /// messages come from the library's errors.
 struct WorkerOutcome: Codable, Sendable {
-    /// `stored`, `transient`, `permanent` or `configuration`.
+    /// `stored`, `transient`, `permanent`, `configuration`, `storage` (the store failed before a refresh was sent,
+    /// such as no room for its answer) or `unsaved` (the provider answered, the store refused the tokens, and the
+    /// worker goes on holding them and the lease until it can store them).
     var outcome: String
     var message: String?
     var reason: String?
@@ -123,6 +127,12 @@ struct WorkerOutcome: Codable, Sendable {
     var outcomeUnknown: Bool?
 
     static let stored = WorkerOutcome(outcome: "stored")
+
+    /// The `reason` of a `storage` or `unsaved` outcome when the store had no room.
+    static let noSpace = "no_space"
+
+    /// Whether the worker goes on after this answer, keeping tokens it could not store yet.
+    var keepsRunning: Bool { outcome == "unsaved" }
 
     /// What the worker's outcome means to the session that waits for it.
     func result() throws -> Bool {
@@ -137,6 +147,12 @@ struct WorkerOutcome: Codable, Sendable {
             )
         case "configuration":
             throw RefreshError.configuration(message)
+        case "storage", "unsaved":
+            // Never a transient failure: a retry would send a refresh token the provider may have spent already.
+            if reason == Self.noSpace {
+                throw CredentialStoreError.io.with(message: message, cause: POSIXError(.ENOSPC))
+            }
+            throw CredentialStoreError.unavailable.with(message: message)
         default:
             throw RefreshError.transient(
                 message,
@@ -165,6 +181,9 @@ struct WorkerOutcome: Codable, Sendable {
             return .stored
         case .misconfigured where !(error.cause is CredentialStoreError):
             return WorkerOutcome(outcome: "configuration", message: error.message)
+        case .storageUnavailable:
+            let noSpace = (error.cause as? CredentialStoreError)?.isOutOfSpace == true
+            return WorkerOutcome(outcome: "storage", message: error.message, reason: noSpace ? Self.noSpace : nil)
         default:
             let cause = error.cause as? RefreshError
             return WorkerOutcome(
@@ -295,6 +314,13 @@ struct SpawnedWorker: Sendable {
                 }
                 close(output)
                 var status: Int32 = 0
+                if let outcome = try? JSONDecoder().decode(WorkerOutcome.self, from: data), outcome.keepsRunning {
+                    // It answered and goes on storing the tokens it holds: the caller does not wait for it, this
+                    // thread still reaps it.
+                    continuation.resume(returning: (data, -1))
+                    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                    return
+                }
                 while waitpid(pid, &status, 0) < 0, errno == EINTR {}
                 continuation.resume(returning: (data, status))
             }

@@ -1,7 +1,7 @@
 import Tether
 
 /// A store that changes only how refresh leases are taken and forwards everything else to `base`.
-protocol ForwardingStore: CredentialStore {
+protocol ForwardingStore: SpaceReservingStore {
     /// The store records are read from and written to.
     var base: any CredentialStore { get }
 }
@@ -16,4 +16,8 @@ extension ForwardingStore {
     func delete(_ id: ConnectionID) async throws { try await base.delete(id) }
 
     func list() async throws -> [ConnectionID] { try await base.list() }
+
+    func reserveSpace(forNextWriteOf id: ConnectionID) async throws {
+        try await (base as? any SpaceReservingStore)?.reserveSpace(forNextWriteOf: id)
+    }
 }

@@ -148,11 +148,11 @@ struct ProfileFile: Sendable {
     private func entries() throws -> [Profile] {
         let data: Data
         do {
-            data = try Data(contentsOf: url)
-        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            return []
+            // Never through a symbolic link: settings someone else points to could send a refresh token anywhere.
+            guard let read = try VaultFiles.readFile(url.path) else { return [] }
+            data = read
         } catch {
-            throw CLIFailure(.failure, "Could not read \(url.path): \(error.localizedDescription)")
+            throw CLIFailure.from(error)
         }
         do {
             let contents = try JSONDecoder().decode(Contents.self, from: data)
@@ -179,7 +179,7 @@ struct ProfileFile: Sendable {
 
     /// Adds or replaces a profile, bound to the vault key.
     func save(_ profile: Profile) throws {
-        try FileLock.withLock(home: home, name: "connections.json.lock") {
+        try withLock {
             var profiles = try entries().filter { $0.name != profile.name }
             var stored = profile
             stored.provider.clientSecret = nil
@@ -191,26 +191,33 @@ struct ProfileFile: Sendable {
 
     /// Removes a profile; nothing when it does not exist.
     func remove(named name: String) throws {
-        try FileLock.withLock(home: home, name: "connections.json.lock") {
+        try withLock {
             let profiles = try entries()
             guard profiles.contains(where: { $0.name == name }) else { return }
             try write(profiles.filter { $0.name != name })
         }
     }
 
+    /// Runs `body` holding `locks/connections.json.lock`, which serializes changes across processes.
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        let path = home.appendingPathComponent("locks").appendingPathComponent("connections.json.lock").path
+        do {
+            return try VaultFiles.withExclusiveLock(path, body)
+        } catch let error as CredentialStoreError {
+            throw CLIFailure.from(error)
+        }
+    }
+
+    /// Replaces the file atomically with a new one of mode 0600 whatever the umask; a symbolic link in its place is
+    /// replaced, never followed. The vault made the folder when it was opened.
     private func write(_ profiles: [Profile]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(Contents(format: Self.format, connections: profiles.sorted { $0.name < $1.name }))
         do {
-            try FileManager.default.createDirectory(
-                at: url.deletingLastPathComponent(),
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw CLIFailure(.failure, "Could not write \(url.path): \(error.localizedDescription)")
+            try VaultFiles.replaceFile(url.path, with: data, directory: home.path)
+        } catch let error as CredentialStoreError {
+            throw CLIFailure(.failure, error.message, fix: "Check TETHER_HOME and its permissions")
         }
     }
 

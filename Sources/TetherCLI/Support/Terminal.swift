@@ -1,4 +1,5 @@
 import Foundation
+import Tether
 
 #if canImport(Glibc)
 import Glibc
@@ -94,49 +95,52 @@ enum Format {
         return "\(seconds)s"
     }
 
-    /// Left-aligned columns separated by two spaces; `widths` ignore ANSI escapes.
-    static func table(_ rows: [[String]]) -> [String] {
-        guard let columns = rows.map(\.count).max() else { return [] }
-        var widths = Array(repeating: 0, count: columns)
-        for row in rows {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], visibleLength(cell)) }
+    /// One cell of a table for people: its text, which may come from a provider, a calendar or another user, and
+    /// the style drawn around it.
+    struct Cell {
+        /// The text as given; ``Format/table(_:)`` shows it made safe.
+        let text: String
+        /// Applied to the safe text (colour, bold); ours, never the outside text's own escapes.
+        let style: (String) -> String
+
+        init(_ text: String, style: @escaping (String) -> String = { $0 }) {
+            self.text = text
+            self.style = style
         }
-        return rows.map { row in
-            row.enumerated().map { index, cell in
-                index == row.count - 1
-                    ? cell : cell + String(repeating: " ", count: widths[index] - visibleLength(cell))
+    }
+
+    /// Cells without a style.
+    static func cells(_ texts: [String]) -> [Cell] {
+        texts.map { Cell($0) }
+    }
+
+    /// Cells in one style: a header row in bold, a cancelled event dimmed.
+    static func cells(_ texts: [String], style: @escaping (String) -> String) -> [Cell] {
+        texts.map { Cell($0, style: style) }
+    }
+
+    /// Left-aligned columns separated by two spaces.
+    ///
+    /// Every cell's text passes through ``UntrustedText/forTerminal(_:)`` here, whoever built it, so that no new
+    /// column can forget it: no escape sequence, line break or bidirectional control of a provider's reaches the
+    /// terminal. Widths are those of the safe text in columns (a CJK character or an emoji counts 2), measured
+    /// before the style is applied.
+    static func table(_ rows: [[Cell]]) -> [String] {
+        guard let columns = rows.map(\.count).max() else { return [] }
+        let safe = rows.map { row in row.map { UntrustedText.forTerminal($0.text) } }
+        var widths = Array(repeating: 0, count: columns)
+        for row in safe {
+            for (index, text) in row.enumerated() {
+                widths[index] = max(widths[index], UntrustedText.displayWidth(text))
+            }
+        }
+        return zip(rows, safe).map { row, texts in
+            zip(row, texts).enumerated().map { index, cell in
+                let (given, text) = cell
+                let padding = index == texts.count - 1 ? 0 : widths[index] - UntrustedText.displayWidth(text)
+                return given.style(text) + String(repeating: " ", count: padding)
             }
             .joined(separator: "  ")
         }
-    }
-
-    static func visibleLength(_ text: String) -> Int {
-        var length = 0
-        var inEscape = false
-        for character in text {
-            if inEscape {
-                if character == "m" { inEscape = false }
-            } else if character == "\u{1B}" {
-                inEscape = true
-            } else {
-                length += 1
-            }
-        }
-        return length
-    }
-}
-
-/// Serializes read-modify-write of a small file across processes with an `flock` on a lock file beside the vault's
-/// own locks. Without a lock file (an unwritable folder), the change is made anyway; the file itself is always
-/// replaced atomically.
-enum FileLock {
-    static func withLock<T>(home: URL, name: String, _ body: () throws -> T) rethrows -> T {
-        let path = home.appendingPathComponent("locks").appendingPathComponent(name).path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return try body() }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-        defer { flock(fd, LOCK_UN) }
-        return try body()
     }
 }

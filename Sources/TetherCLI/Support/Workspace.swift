@@ -43,7 +43,15 @@ struct Workspace: Sendable {
     let logger: Logger
     let terminal: Terminal
 
-    init(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    /// Opens what a command works with.
+    /// - Parameter createsHome: Whether the command may create `TETHER_HOME`, its folders and the vault key when
+    ///   they are missing; `false` for commands that only read (`status`, `token`, `calendar sources`), which then
+    ///   create nothing and find a missing home empty.
+    init(
+        _ options: GlobalOptions,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        createsHome: Bool = true
+    ) throws {
         self.environment = environment
         let verbose =
             options.verbose || ["1", "true", "yes"].contains(environment["TETHER_VERBOSE"]?.lowercased() ?? "")
@@ -51,7 +59,12 @@ struct Workspace: Sendable {
         terminal = Terminal(environment: environment)
         do {
             home = try VaultStore.defaultDirectory(environment: environment)
-            vault = try VaultStore(directory: home, environment: environment, logger: logger)
+            vault = try VaultStore(
+                directory: home,
+                environment: environment,
+                createsMissing: createsHome,
+                logger: logger
+            )
         } catch {
             throw CLIFailure.from(error)
         }
@@ -101,18 +114,34 @@ struct Workspace: Sendable {
     /// The longest connection name: the vault turns names into file names.
     static let maximumNameLength = 172
 
-    /// A connection name that the vault can store: 1 to 172 bytes of UTF-8, no control characters.
+    /// A connection name that the vault can store: 1 to 172 bytes of UTF-8, no control characters, and not
+    /// starting with `-`, which a command line (`tether token NAME`, the refresh worker's) would take for an option.
     static func validatedName(_ name: String) throws -> String {
+        let usable =
+            "Use 1 to \(maximumNameLength) bytes without control characters, not starting with `-`, such as "
+            + "`calendar` or `work`"
         guard !name.isEmpty, name.utf8.count <= maximumNameLength,
             !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
+            throw CLIFailure(.usage, "'\(name.prefix(40))' is not a usable connection name", fix: usable)
+        }
+        guard !name.hasPrefix("-") else {
             throw CLIFailure(
                 .usage,
-                "'\(name.prefix(40))' is not a usable connection name",
-                fix: "Use 1 to \(maximumNameLength) bytes without control characters, such as `calendar` or `work`"
+                "'\(name.prefix(40))' is not a usable connection name: a name that starts with '-' would be read as "
+                    + "an option",
+                fix: usable
             )
         }
         return name
+    }
+
+    /// The connections in ``store``; none when it is the vault and nothing was ever stored in it (a command that
+    /// only reads does not create the vault's folders).
+    func storedConnections() async throws -> [ConnectionID] {
+        let records = home.appendingPathComponent("records").path
+        if location == .vault, !FileManager.default.fileExists(atPath: records) { return [] }
+        return try await store.list()
     }
 
     /// The associated data a client secret is sealed with.
@@ -282,16 +311,21 @@ struct EntryFile<Entry: Codable & Sendable>: Sendable {
         lockName = fileName + ".lock"
     }
 
+    /// The entries; none when the file does not exist or does not read (a symbolic link is not followed).
     func load() -> [String: Entry] {
-        guard let data = try? Data(contentsOf: url) else { return [:] }
+        guard let data = try? VaultFiles.readFile(url.path) else { return [:] }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return (try? decoder.decode([String: Entry].self, from: data)) ?? [:]
     }
 
-    /// Changes the entries under the lock and writes them back.
+    /// The lock file in the vault's `locks` folder.
+    private var lockPath: String { home.appendingPathComponent("locks").appendingPathComponent(lockName).path }
+
+    /// Changes the entries under the lock and writes them back. Nothing is written when the lock cannot be taken
+    /// (no `locks` folder, or a lock file that is a symbolic link): the file only informs `tether status`.
     func update(_ change: (inout [String: Entry]) -> Void) {
-        FileLock.withLock(home: home, name: lockName) {
+        _ = try? VaultFiles.withExclusiveLock(lockPath) {
             var entries = load()
             change(&entries)
             write(entries)
@@ -302,18 +336,20 @@ struct EntryFile<Entry: Codable & Sendable>: Sendable {
     func remove(_ name: String) {
         // Most calls have nothing to remove: look before taking the lock.
         guard load()[name] != nil else { return }
-        FileLock.withLock(home: home, name: lockName) {
+        _ = try? VaultFiles.withExclusiveLock(lockPath) {
             var entries = load()
             guard entries.removeValue(forKey: name) != nil else { return }
             write(entries)
         }
     }
 
+    /// Replaces the file atomically with a new one of mode 0600 whatever the umask; a symbolic link in its place is
+    /// replaced, never followed.
     private func write(_ entries: [String: Entry]) {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(entries) else { return }
-        try? data.write(to: url, options: .atomic)
+        try? VaultFiles.replaceFile(url.path, with: data, directory: home.path)
     }
 }

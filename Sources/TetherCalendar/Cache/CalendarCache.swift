@@ -46,6 +46,9 @@ public final class CalendarCache: Sendable {
     /// The cache's folder.
     public let directory: URL
     private let vault: VaultStore
+    /// For each source, the file as this cache last opened or wrote it: a save that finds it unchanged need not
+    /// open it again to know that it opens.
+    private let known = LockedState<[CalendarSourceID: FileStamp]>([:])
 
     static let format = 1
     static let probeText = "tether.calendar.cache.probe"
@@ -95,11 +98,20 @@ public final class CalendarCache: Sendable {
     ///   untouched.
     public func load(_ source: CalendarSourceID) throws -> Entry? {
         let path = fileURL(for: source).path
-        guard let data = try Self.files({ try VaultFiles.readFile(path) }) else { return nil }
-        return try open(data, source: source)
+        let stamp = FileStamp(path)
+        // The file's bytes and the sealed text are released before the JSON is decoded.
+        guard var body = try unsealedBody(path, source: source) else { return nil }
+        let json = Data(body.utf8)
+        body = ""
+        let entry = try decode(json, source: source)
+        if let stamp { known.withLock { $0[source] = stamp } }
+        return entry
     }
 
-    private func open(_ data: Data, source: CalendarSourceID) throws -> Entry {
+    /// Opens the file at `path`: its format, its probe and its sealed body.
+    /// - Returns: The body's JSON text, or `nil` when there is no file.
+    private func unsealedBody(_ path: String, source: CalendarSourceID) throws -> String? {
+        guard let data = try Self.files({ try VaultFiles.readFile(path) }) else { return nil }
         guard let file = try? JSONDecoder().decode(File.self, from: data) else {
             throw CalendarCacheError.corrupted.with(message: "The calendar cache of \(source) is not a cache file")
         }
@@ -114,17 +126,19 @@ public final class CalendarCache: Sendable {
                 message: "The calendar cache of \(source) does not open with this vault key"
             )
         }
-        let body: String
         do {
-            body = try vault.open(sealed: file.body, context: context)
+            return try vault.open(sealed: file.body, context: context)
         } catch {
             throw CalendarCacheError.corrupted.with(
                 message: "The calendar cache of \(source) was changed or truncated",
                 cause: error
             )
         }
+    }
+
+    private func decode(_ json: Data, source: CalendarSourceID) throws -> Entry {
         do {
-            let entry = try JSONDecoder().decode(Entry.self, from: Data(body.utf8))
+            let entry = try JSONDecoder().decode(Entry.self, from: json)
             guard entry.source == source else {
                 throw CalendarCacheError.corrupted.with(message: "The calendar cache of \(source) names another source")
             }
@@ -140,39 +154,35 @@ public final class CalendarCache: Sendable {
     }
 
     /// Stores `entry`, replacing the source's file atomically.
+    ///
+    /// The file it replaces must open (see the type's discussion); one this cache opened or wrote last and that
+    /// has not changed since (same file, size and modification time) is not opened again. The entry is written
+    /// as JSON a thousand events at a time, so that its encoding never holds more than the JSON text itself.
     /// - Parameter entry: The entry.
     /// - Throws: ``CalendarCacheError`` — the error of the existing file when it does not open (it is kept), or
     ///   `io`.
     public func save(_ entry: Entry) throws {
         let path = fileURL(for: entry.source).path
-        if let existing = try Self.files({ try VaultFiles.readFile(path) }) {
-            _ = try open(existing, source: entry.source)
+        let stamp = FileStamp(path)
+        if let stamp, known.withLock({ $0[entry.source] }) != stamp {
+            _ = try unsealedBody(path, source: entry.source)
         }
         let context = Self.context(entry.source)
-        let file: File
+        let data: Data
         do {
-            let json = try JSONEncoder().encode(entry)
-            file = File(
-                format: Self.format,
-                probe: try vault.seal(Self.probeText, context: context),
-                body: try vault.seal(String(decoding: json, as: UTF8.self), context: context)
-            )
+            let probe = try vault.seal(Self.probeText, context: context)
+            // The JSON bytes are released once they are text, the text once it is sealed.
+            let body = try vault.seal(String(decoding: try Self.json(entry), as: UTF8.self), context: context)
+            data = Self.fileData(probe: probe, body: body)
         } catch {
             throw CalendarCacheError.io.with(
                 message: "Could not seal the calendar cache of \(entry.source)",
                 cause: error
             )
         }
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(file)
-        } catch {
-            throw CalendarCacheError.io.with(
-                message: "Could not encode the calendar cache of \(entry.source)",
-                cause: error
-            )
-        }
         try Self.files { try VaultFiles.replaceFile(path, with: data, directory: directory.path) }
+        let written = FileStamp(path)
+        known.withLock { $0[entry.source] = written }
     }
 
     /// Deletes the cached state of `source`, whatever it holds. Deleting nothing is not an error.
@@ -180,7 +190,102 @@ public final class CalendarCache: Sendable {
     /// - Throws: ``CalendarCacheError/io``.
     public func remove(_ source: CalendarSourceID) throws {
         let path = fileURL(for: source).path
+        known.withLock { $0[source] = nil }
         _ = try Self.files { try VaultFiles.remove(path) }
+    }
+}
+
+extension CalendarCache {
+    /// What tells one version of a file from another without reading it: the file, its size and its modification
+    /// time (an atomic replacement is a new file).
+    struct FileStamp: Equatable {
+        var device: UInt64
+        var file: UInt64
+        var size: UInt64
+        var modified: Date
+
+        /// The stamp of the file at `path`; `nil` when there is none.
+        init?(_ path: String) {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
+                let file = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
+                let size = (attributes[.size] as? NSNumber)?.uint64Value,
+                let modified = attributes[.modificationDate] as? Date
+            else { return nil }
+            self.device = device
+            self.file = file
+            self.size = size
+            self.modified = modified
+        }
+    }
+
+    /// The events written at a time by ``json(_:)``.
+    static let eventsPerChunk = 1_000
+
+    /// `entry` as the JSON its `Codable` conformance reads, written a piece at a time: each calendar's events in
+    /// chunks of ``eventsPerChunk``, so that the encoder's working copy is that of one chunk, not of every event.
+    static func json(_ entry: Entry) throws -> Data {
+        let encoder = JSONEncoder()
+        var out = Data()
+        func raw(_ text: String) { out.append(contentsOf: text.utf8) }
+        func append<Value: Encodable>(_ value: Value) throws { out.append(try encoder.encode(value)) }
+        raw(#"{"source":"#)
+        try append(entry.source)
+        raw(#","lastSuccessfulSync":"#)
+        try append(entry.lastSuccessfulSync)
+        if let selected = entry.selectedCalendars {
+            raw(#","selectedCalendars":"#)
+            try append(selected)
+        }
+        raw(#","state":{"calendars":{"#)
+        for (index, (id, calendar)) in entry.state.calendars.enumerated() {
+            if index > 0 { raw(",") }
+            try append(id)
+            raw(#":{"info":"#)
+            try append(calendar.info)
+            if let cursor = calendar.cursor {
+                raw(#","cursor":"#)
+                try append(cursor)
+            }
+            if let window = calendar.window {
+                raw(#","window":"#)
+                try append(window)
+            }
+            raw(#","skipped":"#)
+            try append(calendar.skipped)
+            raw(#","events":{"#)
+            var chunk: [String: CalendarEvent] = [:]
+            var isFirst = true
+            func flush() throws {
+                guard !chunk.isEmpty else { return }
+                // `{…}` of the chunk without its braces.
+                let encoded = try encoder.encode(chunk)
+                if !isFirst { raw(",") }
+                out.append(encoded.dropFirst().dropLast())
+                isFirst = false
+                chunk.removeAll(keepingCapacity: true)
+            }
+            for (key, event) in calendar.events {
+                chunk[key] = event
+                if chunk.count == eventsPerChunk { try flush() }
+            }
+            try flush()
+            raw("}}")
+        }
+        raw("}}}")
+        return out
+    }
+
+    /// The file: `{"format":…,"probe":…,"body":…}`. Both sealed values are base64, which JSON needs no escape for.
+    static func fileData(probe: String, body: String) -> Data {
+        var data = Data()
+        data.reserveCapacity(body.utf8.count + probe.utf8.count + 64)
+        data.append(contentsOf: #"{"format":\#(format),"probe":""#.utf8)
+        data.append(contentsOf: probe.utf8)
+        data.append(contentsOf: #"","body":""#.utf8)
+        data.append(contentsOf: body.utf8)
+        data.append(contentsOf: #""}"#.utf8)
+        return data
     }
 }
 

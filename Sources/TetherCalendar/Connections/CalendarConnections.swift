@@ -25,7 +25,8 @@ public import Tether
 /// 2. otherwise its own cache, as of its last successful sync;
 /// 3. otherwise a stand-in, or nothing.
 ///
-/// Every report says which source served. Malformed events are skipped and listed per source.
+/// Every report says which source served. Malformed events are skipped and listed per source
+/// (``CalendarSourceReport/skipped``): those the source's calendars hold, not only those of the last sync.
 ///
 /// ## Status
 /// Each source's ``CalendarSourceStatus`` is derived from its sign-in or permission and its last fetch (see
@@ -133,7 +134,7 @@ public actor CalendarConnections {
         for source in sources {
             readCacheIfNeeded(source.id)
             let remembered = memory[source.id] ?? Memory()
-            let cached = remembered.entry?.state.events(in: window, timeZone: timeZone) ?? []
+            let cached = remembered.entry?.state.unsortedEvents(in: window, timeZone: timeZone) ?? []
             events += cached
             reports.append(
                 CalendarSourceReport(
@@ -149,7 +150,7 @@ public actor CalendarConnections {
                     error: remembered.lastError,
                     failingSince: remembered.failingSince,
                     lastSuccessfulSync: remembered.entry?.lastSuccessfulSync,
-                    skipped: [],
+                    skipped: remembered.entry?.state.skipped ?? [],
                     modes: [:],
                     cacheError: remembered.cacheError
                 )
@@ -198,7 +199,8 @@ public actor CalendarConnections {
         var served: Set<CalendarSourceID> = []
         for index in reports.indices {
             var report = reports[index]
-            let own = memory[report.source]?.entry?.state.events(in: window, timeZone: timeZone) ?? []
+            // Each source's events unsorted; the whole list is sorted once, below.
+            let own = memory[report.source]?.entry?.state.unsortedEvents(in: window, timeZone: timeZone) ?? []
             if report.served == .fresh {
                 events += own
                 served.insert(report.source)
@@ -209,13 +211,15 @@ public actor CalendarConnections {
                 !primaryIDs.contains(candidate.id) && standInAttempts[candidate.id]?.outcome != nil
             }
             if let standIn, prefersStandIn {
-                let standInEvents = memory[standIn.id]?.entry?.state.events(in: window, timeZone: timeZone) ?? []
+                let standInEvents =
+                    memory[standIn.id]?.entry?.state.unsortedEvents(in: window, timeZone: timeZone) ?? []
                 report.served = .standIn(standIn.id)
                 report.eventCount = standInEvents.count
                 if served.insert(standIn.id).inserted { events += standInEvents }
-            } else if memory[report.source]?.entry != nil {
+            } else if let entry = memory[report.source]?.entry {
                 report.served = .cache
                 report.eventCount = own.count
+                report.skipped = entry.state.skipped
                 events += own
             } else {
                 report.served = .nothing
@@ -318,9 +322,11 @@ public actor CalendarConnections {
                 }
             }
             report.served = .fresh
-            report.eventCount = outcome.state.events(in: window, timeZone: timeZone).count
+            report.eventCount = outcome.state.count(in: window, timeZone: timeZone)
             report.lastSuccessfulSync = now
-            report.skipped = outcome.skipped
+            // The state keeps what is still unreadable; a source that keeps nothing there reports this sync's.
+            let kept = Set(outcome.state.skipped)
+            report.skipped = outcome.state.skipped + outcome.skipped.filter { !kept.contains($0) }
             report.modes = outcome.modes
             report.cacheError = remembered.cacheError
         } else {

@@ -52,7 +52,10 @@ public struct CalendarSourceReport: Sendable {
     public var failingSince: Date?
     /// When the last successful sync finished, from this process or the cache.
     public var lastSuccessfulSync: Date?
-    /// Events that were left out (malformed JSON, unknown time zones, missing fields), and why.
+    /// Events of the source that could not be read and are left out (a field of the wrong JSON type, a missing
+    /// field, an unknown time zone, an invalid date), and why — the field and the type expected, never the
+    /// event's content. Those the source's calendars hold as of the sync or cache that served it (see
+    /// ``CalendarSyncState/Calendar/skipped``); empty when nothing of the source is shown.
     public var skipped: [SkippedEvent]
     /// How each calendar was synced, when the sync succeeded.
     public var modes: [String: CalendarSyncOutcome.Mode]

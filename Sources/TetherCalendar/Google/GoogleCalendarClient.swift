@@ -18,6 +18,8 @@ public import Tether
 ///   <https://developers.google.com/calendar/api/guides/errors>). Any other `403` is
 ///   ``CalendarError/accessDenied`` (the calendar scope was not granted).
 /// - Malformed events are skipped and listed in the result; they never fail the read.
+/// - A listing that gives a page token it gave before, or more than ``Configuration/maximumPages`` pages, fails
+///   with ``CalendarError/api`` naming the source.
 ///
 /// As a ``CalendarSource`` it syncs each selected calendar with a sync token ("Synchronize resources
 /// efficiently", <https://developers.google.com/calendar/api/guides/sync>): the first sync reads the calendar
@@ -35,6 +37,10 @@ public struct GoogleCalendarClient: CalendarSource {
         public var pageSize: Int
         /// Backoff for rate limits and server errors.
         public var retry: CalendarRetryPolicy
+        /// The most pages one listing may have — the calendar list, one calendar's events, one sync-token round:
+        /// 2,000 by default (500,000 events at the default page size). A listing that would go on, or that gives
+        /// a page token it gave before, fails with ``CalendarError/api`` instead of being read forever.
+        public var maximumPages: Int
 
         /// Google Calendar API v3.
         public static let defaultBaseURL = URL(string: "https://www.googleapis.com/calendar/v3")!
@@ -44,14 +50,17 @@ public struct GoogleCalendarClient: CalendarSource {
         ///   - baseURL: The API's base URL.
         ///   - pageSize: Events per page, 1–2,500.
         ///   - retry: Backoff for rate limits and server errors.
+        ///   - maximumPages: The most pages one listing may have; at least 1.
         public init(
             baseURL: URL = defaultBaseURL,
             pageSize: Int = 250,
-            retry: CalendarRetryPolicy = CalendarRetryPolicy()
+            retry: CalendarRetryPolicy = CalendarRetryPolicy(),
+            maximumPages: Int = 2_000
         ) {
             self.baseURL = baseURL
             self.pageSize = min(max(pageSize, 1), 2_500)
             self.retry = retry
+            self.maximumPages = max(maximumPages, 1)
         }
     }
 
@@ -104,6 +113,7 @@ public struct GoogleCalendarClient: CalendarSource {
     public func calendars() async throws -> [CalendarInfo] {
         var result: [CalendarInfo] = []
         var pageToken: String?
+        var trail = pageTrail("calendars")
         repeat {
             var query = [("maxResults", "250")]
             if let pageToken { query.append(("pageToken", pageToken)) }
@@ -118,7 +128,7 @@ public struct GoogleCalendarClient: CalendarSource {
                     isSelectedByDefault: entry.selected
                 )
             }
-            pageToken = Self.nonEmpty(page.nextPageToken)
+            pageToken = try trail.next(after: page.nextPageToken)
         } while pageToken != nil
         return result
     }
@@ -150,10 +160,11 @@ public struct GoogleCalendarClient: CalendarSource {
         ]
         var batch = CalendarEventBatch.empty
         var pageToken: String?
+        var trail = pageTrail("events")
         repeat {
             let page = try await eventsPage(calendar.id, query: base + (pageToken.map { [("pageToken", $0)] } ?? []))
             batch.add(page: GoogleEventMapping.map(page, source: id, calendar: calendar))
-            pageToken = Self.nonEmpty(page.nextPageToken)
+            pageToken = try trail.next(after: page.nextPageToken)
         } while pageToken != nil
         return batch
     }
@@ -179,10 +190,11 @@ public struct GoogleCalendarClient: CalendarSource {
         if let syncToken { base.append(("syncToken", syncToken)) }
         var result = CalendarChanges(isFullSync: syncToken == nil)
         var pageToken: String?
+        var trail = pageTrail("changes")
         while true {
             let page = try await eventsPage(calendar.id, query: base + (pageToken.map { [("pageToken", $0)] } ?? []))
             result.add(page: GoogleEventMapping.map(page, source: id, calendar: calendar))
-            if let next = Self.nonEmpty(page.nextPageToken) {
+            if let next = try trail.next(after: page.nextPageToken) {
                 pageToken = next
                 continue
             }
@@ -192,6 +204,17 @@ public struct GoogleCalendarClient: CalendarSource {
             result.cursor = token
             return result
         }
+    }
+
+    /// A trail for one listing, bounded by ``Configuration/maximumPages``.
+    private func pageTrail(_ listing: String) -> PageTrail {
+        PageTrail(
+            source: id,
+            api: "Google Calendar",
+            listing: listing,
+            marker: "page token",
+            limit: configuration.maximumPages
+        )
     }
 
     private func eventsPage(_ calendarID: String, query: [(String, String)]) async throws -> GoogleWire.EventsPage {

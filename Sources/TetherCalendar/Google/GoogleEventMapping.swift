@@ -28,10 +28,10 @@ enum GoogleEventMapping {
     ) throws(CalendarDecodingError) -> Item {
         if wire.status == "cancelled" { return .removed(wire.id) }
         guard let start = wire.start else {
-            throw CalendarDecodingError.missingField.with(message: "The event lacks 'start'")
+            throw CalendarDecodingError.missingField.with(message: "The event lacks 'start'", field: "start")
         }
         guard let end = wire.end else {
-            throw CalendarDecodingError.missingField.with(message: "The event lacks 'end'")
+            throw CalendarDecodingError.missingField.with(message: "The event lacks 'end'", field: "end")
         }
         let zoneName = start.timeZone ?? end.timeZone
         // A zone the event names but this system does not know is never replaced by the calendar's.
@@ -40,11 +40,17 @@ enum GoogleEventMapping {
         let timing: CalendarEvent.Timing
         if let date = start.date {
             guard let first = CalendarDay(date) else {
-                throw CalendarDecodingError.invalidDate.with(message: "The event's 'start.date' is not yyyy-mm-dd")
+                throw CalendarDecodingError.invalidDate.with(
+                    message: "The event's 'start.date' is not yyyy-mm-dd",
+                    field: "start.date"
+                )
             }
             let last = try end.date.map { text throws(CalendarDecodingError) in
                 guard let day = CalendarDay(text) else {
-                    throw CalendarDecodingError.invalidDate.with(message: "The event's 'end.date' is not yyyy-mm-dd")
+                    throw CalendarDecodingError.invalidDate.with(
+                        message: "The event's 'end.date' is not yyyy-mm-dd",
+                        field: "end.date"
+                    )
                 }
                 return day
             }
@@ -88,18 +94,23 @@ enum GoogleEventMapping {
     ) throws(CalendarDecodingError) -> Date {
         guard let text = value.dateTime else {
             throw CalendarDecodingError.missingField.with(
-                message: "The event lacks '\(field).dateTime' and '\(field).date'"
+                message: "The event lacks '\(field).dateTime' and '\(field).date'",
+                field: "\(field).dateTime"
             )
         }
         if let date = DateParsing.rfc3339(text) { return date }
         let bytes = Array(text.utf8)
         guard let (local, index) = DateParsing.local(bytes), index == bytes.count else {
-            throw CalendarDecodingError.invalidDate.with(message: "The event's '\(field).dateTime' is not RFC 3339")
+            throw CalendarDecodingError.invalidDate.with(
+                message: "The event's '\(field).dateTime' is not RFC 3339",
+                field: "\(field).dateTime"
+            )
         }
         guard let zone else {
             throw CalendarDecodingError.unknownTimeZone.with(
                 message: "The event's '\(field).dateTime' has no offset and its time zone "
-                    + (zoneName.map { "'\($0)' is unknown" } ?? "is missing")
+                    + (zoneName.map { "'\($0)' is unknown" } ?? "is missing"),
+                field: "\(field).timeZone"
             )
         }
         return DateParsing.instant(localSeconds: local.seconds, in: zone)

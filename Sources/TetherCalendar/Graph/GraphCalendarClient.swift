@@ -14,7 +14,8 @@ public import Tether
 /// - Every events request sends `Prefer: outlook.timezone="UTC"` and `odata.maxpagesize` ("Get incremental
 ///   changes to events in a calendar view", <https://learn.microsoft.com/graph/delta-query-events>), so times
 ///   arrive in UTC; an event's own zone comes from `originalStartTimeZone`, a Windows or IANA name.
-/// - Paging follows `@odata.nextLink`, only on the base URL's origin.
+/// - Paging follows `@odata.nextLink`, only on the base URL's origin; a listing that gives a link it gave before,
+///   or more than ``Configuration/maximumPages`` pages, fails with ``CalendarError/api`` naming the source.
 /// - `429` and `503` are retried with bounded backoff, honouring `Retry-After` ("Microsoft Graph throttling
 ///   guidance", <https://learn.microsoft.com/graph/throttling>); `403` is ``CalendarError/accessDenied``.
 /// - HTML bodies become plain text; malformed events are skipped and listed in the result.
@@ -38,6 +39,10 @@ public struct GraphCalendarClient: CalendarSource {
         public var deltaWindowPadding: Duration
         /// Backoff for rate limits and server errors.
         public var retry: CalendarRetryPolicy
+        /// The most pages one listing may have — the calendars, one `calendarView`, one delta round: 2,000 by
+        /// default (200,000 events at the default page size). A listing that would go on, or that gives a link it
+        /// gave before, fails with ``CalendarError/api`` instead of being read forever.
+        public var maximumPages: Int
 
         /// Microsoft Graph v1.0.
         public static let defaultBaseURL = URL(string: "https://graph.microsoft.com/v1.0")!
@@ -48,16 +53,19 @@ public struct GraphCalendarClient: CalendarSource {
         ///   - pageSize: Events per page.
         ///   - deltaWindowPadding: How far a new delta round reaches beyond the window.
         ///   - retry: Backoff for rate limits and server errors.
+        ///   - maximumPages: The most pages one listing may have; at least 1.
         public init(
             baseURL: URL = defaultBaseURL,
             pageSize: Int = 100,
             deltaWindowPadding: Duration = .seconds(7 * 86_400),
-            retry: CalendarRetryPolicy = CalendarRetryPolicy()
+            retry: CalendarRetryPolicy = CalendarRetryPolicy(),
+            maximumPages: Int = 2_000
         ) {
             self.baseURL = baseURL
             self.pageSize = max(pageSize, 1)
             self.deltaWindowPadding = deltaWindowPadding
             self.retry = retry
+            self.maximumPages = max(maximumPages, 1)
         }
     }
 
@@ -117,12 +125,13 @@ public struct GraphCalendarClient: CalendarSource {
     public func calendars() async throws -> [CalendarInfo] {
         var result: [CalendarInfo] = []
         var next: URL? = http.url(["me", "calendars"])
+        var trail = pageTrail("calendars")
         while let url = next {
             let page: GraphWire.CalendarsPage = try await http.json(url)
             result += (page.value ?? []).map {
                 CalendarInfo(id: $0.id, name: $0.name ?? $0.id, isPrimary: $0.isDefaultCalendar ?? false)
             }
-            next = try link(page.nextLink)
+            next = try link(trail.next(after: page.nextLink))
         }
         return result
     }
@@ -146,10 +155,11 @@ public struct GraphCalendarClient: CalendarSource {
         let path = isDefault ? ["me", "calendarView"] : ["me", "calendars", calendar.id, "calendarView"]
         var next: URL? = http.url(path, query: Self.range(window))
         var batch = CalendarEventBatch.empty
+        var trail = pageTrail("events")
         while let url = next {
             let page: GraphWire.EventsPage = try await http.json(url, headers: preferHeaders)
             batch.add(page: GraphEventMapping.map(page, source: id, calendar: calendar))
-            next = try link(page.nextLink)
+            next = try link(trail.next(after: page.nextLink))
         }
         return batch
     }
@@ -175,10 +185,11 @@ public struct GraphCalendarClient: CalendarSource {
             try deltaLink.map { try link($0) ?? http.url(["me", "calendarView", "delta"]) }
             ?? http.url(["me", "calendarView", "delta"], query: Self.range(window))
         var result = CalendarChanges(isFullSync: deltaLink == nil)
+        var trail = pageTrail("changes")
         while let url = next {
             let page: GraphWire.EventsPage = try await http.json(url, headers: preferHeaders)
             result.add(page: GraphEventMapping.map(page, source: id, calendar: calendar))
-            if let nextLink = try link(page.nextLink) {
+            if let nextLink = try link(trail.next(after: page.nextLink)) {
                 next = nextLink
                 continue
             }
@@ -189,6 +200,17 @@ public struct GraphCalendarClient: CalendarSource {
             next = nil
         }
         return result
+    }
+
+    /// A trail for one listing, bounded by ``Configuration/maximumPages``.
+    private func pageTrail(_ listing: String) -> PageTrail {
+        PageTrail(
+            source: id,
+            api: "Microsoft Graph",
+            listing: listing,
+            marker: "@odata.nextLink",
+            limit: configuration.maximumPages
+        )
     }
 
     private func link(_ text: String?) throws -> URL? {
@@ -229,6 +251,7 @@ public struct GraphCalendarClient: CalendarSource {
             guard calendar.isPrimary else {
                 let batch = try await events(calendar: calendar, isDefault: false, in: window)
                 entry.events = Dictionary(batch.events.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+                entry.skipped = batch.skipped
                 entry.cursor = nil
                 entry.window = window
                 outcome.record(entry, mode: .full, changed: batch.events.count, skipped: batch.skipped)

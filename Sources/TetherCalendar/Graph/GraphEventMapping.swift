@@ -82,11 +82,17 @@ enum GraphEventMapping {
         field: String
     ) throws(CalendarDecodingError) -> (DateParsing.Local, TimeZone) {
         guard let value, let text = value.dateTime else {
-            throw CalendarDecodingError.missingField.with(message: "The event lacks '\(field).dateTime'")
+            throw CalendarDecodingError.missingField.with(
+                message: "The event lacks '\(field).dateTime'",
+                field: "\(field).dateTime"
+            )
         }
         let bytes = Array(text.utf8)
         guard let (local, index) = DateParsing.local(bytes) else {
-            throw CalendarDecodingError.invalidDate.with(message: "The event's '\(field).dateTime' is not ISO 8601")
+            throw CalendarDecodingError.invalidDate.with(
+                message: "The event's '\(field).dateTime' is not ISO 8601",
+                field: "\(field).dateTime"
+            )
         }
         if index < bytes.count, let instant = DateParsing.rfc3339(text) {
             // An offset after all: the instant is exact; read the local time in UTC.
@@ -101,12 +107,16 @@ enum GraphEventMapping {
             )
         }
         guard index == bytes.count else {
-            throw CalendarDecodingError.invalidDate.with(message: "The event's '\(field).dateTime' is not ISO 8601")
+            throw CalendarDecodingError.invalidDate.with(
+                message: "The event's '\(field).dateTime' is not ISO 8601",
+                field: "\(field).dateTime"
+            )
         }
         let name = value.timeZone ?? "UTC"
         guard let zone = zone(named: name) else {
             throw CalendarDecodingError.unknownTimeZone.with(
-                message: "The event's '\(field).timeZone' '\(name)' is not a known Windows or IANA time zone"
+                message: "The event's '\(field).timeZone' '\(name)' is not a known Windows or IANA time zone",
+                field: "\(field).timeZone"
             )
         }
         return (local, zone)

@@ -74,8 +74,30 @@ public struct CalendarError: TetherError {
 public struct CalendarDecodingError: TetherError {
     /// The code and the message: what is wrong, in one sentence, naming the field but never its personal content.
     public var details: TetherErrorDetails
+    /// The path of the field at fault within the event, such as `start.dateTime`, when one is known. Names of the
+    /// API's fields only, never their content.
+    public private(set) var field: String?
+    /// What the field should have held, such as "a string" or "an object", when the event had a value of another
+    /// JSON type there.
+    public private(set) var expectedType: String?
 
     init(_ code: String, _ message: String) { details = TetherErrorDetails(code, message) }
+
+    /// The same kind of error, naming the field at fault and what it should have held.
+    func with(message: String, field: String?, expectedType: String? = nil) -> CalendarDecodingError {
+        var copy = with(message: message)
+        copy.field = field
+        copy.expectedType = expectedType
+        return copy
+    }
+
+    /// The kind of error with this code, for an error read back from the cache.
+    static func code(_ code: String) -> CalendarDecodingError {
+        [malformedEvent, missingField, unknownTimeZone, invalidDate].first { $0.details.code == code } ?? malformedEvent
+    }
+
+    /// The code, as written in the cache.
+    var code: String { details.code }
 
     /// The event is not a JSON object of the documented shape.
     public static let malformedEvent = CalendarDecodingError("malformedEvent", "The event is malformed")
@@ -87,8 +109,8 @@ public struct CalendarDecodingError: TetherError {
     public static let invalidDate = CalendarDecodingError("invalidDate", "The event has an invalid date")
 }
 
-/// An event that was left out, and why.
-public struct SkippedEvent: Sendable, Hashable, CustomStringConvertible {
+/// An event that was left out, and why. It holds identifiers and the reason only, never the event's content.
+public struct SkippedEvent: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The source.
     public var source: CalendarSourceID
     /// The calendar.
@@ -127,4 +149,34 @@ public struct SkippedEvent: Sendable, Hashable, CustomStringConvertible {
 
     /// `source/calendar/id: reason`.
     public var description: String { "\(source)/\(calendarID)/\(eventID ?? "?"): \(reason.message)" }
+
+    private enum CodingKeys: String, CodingKey {
+        case source, calendarID, eventID, reason, message, field, expectedType
+    }
+
+    /// Reads a record kept in the calendar cache.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        source = try container.decode(CalendarSourceID.self, forKey: .source)
+        calendarID = try container.decode(String.self, forKey: .calendarID)
+        eventID = try container.decodeIfPresent(String.self, forKey: .eventID)
+        let kind = CalendarDecodingError.code(try container.decode(String.self, forKey: .reason))
+        reason = kind.with(
+            message: try container.decodeIfPresent(String.self, forKey: .message) ?? kind.message,
+            field: try container.decodeIfPresent(String.self, forKey: .field),
+            expectedType: try container.decodeIfPresent(String.self, forKey: .expectedType)
+        )
+    }
+
+    /// Writes the record for the calendar cache: identifiers, the reason's code, message, field and expected type.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(source, forKey: .source)
+        try container.encode(calendarID, forKey: .calendarID)
+        try container.encodeIfPresent(eventID, forKey: .eventID)
+        try container.encode(reason.code, forKey: .reason)
+        try container.encode(reason.message, forKey: .message)
+        try container.encodeIfPresent(reason.field, forKey: .field)
+        try container.encodeIfPresent(reason.expectedType, forKey: .expectedType)
+    }
 }

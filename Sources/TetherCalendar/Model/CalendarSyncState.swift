@@ -16,6 +16,10 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
         public var window: DateInterval?
         /// The events, by identifier.
         public var events: [String: CalendarEvent]
+        /// The events the calendar holds that could not be read, and why: those of the last full read, and those
+        /// whose change an incremental sync could not read since — until a later change or removal of the same
+        /// event is read. A skipped item without an identifier is kept only until the next sync.
+        public var skipped: [SkippedEvent]
 
         /// Creates a calendar's state.
         /// - Parameters:
@@ -23,16 +27,48 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
         ///   - cursor: The next sync's cursor.
         ///   - window: The window the cursor belongs to.
         ///   - events: The events, by identifier.
+        ///   - skipped: The events that could not be read.
         public init(
             info: CalendarInfo,
             cursor: String? = nil,
             window: DateInterval? = nil,
-            events: [String: CalendarEvent] = [:]
+            events: [String: CalendarEvent] = [:],
+            skipped: [SkippedEvent] = []
         ) {
             self.info = info
             self.cursor = cursor
             self.window = window
             self.events = events
+            self.skipped = skipped
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case info, cursor, window, events, skipped
+        }
+
+        /// Reads a calendar's state; a cache written before skipped events were kept has none.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            info = try container.decode(CalendarInfo.self, forKey: .info)
+            cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+            window = try container.decodeIfPresent(DateInterval.self, forKey: .window)
+            events = try container.decode([String: CalendarEvent].self, forKey: .events)
+            skipped = try container.decodeIfPresent([SkippedEvent].self, forKey: .skipped) ?? []
+        }
+
+        /// Keeps what a sync could not read: a full read replaces the records, an incremental one replaces those
+        /// of the events it read again.
+        /// - Parameter changes: What the sync read.
+        mutating func keepSkipped(_ changes: CalendarChanges) {
+            if changes.isFullSync {
+                skipped = changes.skipped
+                return
+            }
+            var readAgain = Set(changes.removedIDs)
+            for event in changes.changed { readAgain.insert(event.id) }
+            for record in changes.skipped { if let id = record.eventID { readAgain.insert(id) } }
+            skipped.removeAll { record in record.eventID.map(readAgain.contains) ?? true }
+            skipped += changes.skipped
         }
     }
 
@@ -46,29 +82,54 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
     /// Every event of every calendar.
     public var allEvents: [CalendarEvent] { calendars.values.flatMap { $0.events.values } }
 
+    /// The events of every calendar that could not be read, and why (see ``Calendar/skipped``), ordered by
+    /// calendar.
+    public var skipped: [SkippedEvent] {
+        calendars.keys.sorted().flatMap { calendars[$0]?.skipped ?? [] }
+    }
+
     /// The events that overlap `window`, ordered by start (all-day events placed in `timeZone`), then title.
     /// - Parameters:
     ///   - window: The window.
     ///   - timeZone: Where all-day events are placed.
     /// - Returns: The events.
     public func events(in window: DateInterval, timeZone: TimeZone) -> [CalendarEvent] {
-        CalendarEvent.sorted(allEvents.filter { $0.overlaps(window, in: timeZone) }, in: timeZone)
+        CalendarEvent.sorted(unsortedEvents(in: window, timeZone: timeZone), in: timeZone)
+    }
+
+    /// The events that overlap `window`, in no order: one array, without a copy of every event first.
+    func unsortedEvents(in window: DateInterval, timeZone: TimeZone) -> [CalendarEvent] {
+        var result: [CalendarEvent] = []
+        for calendar in calendars.values {
+            for event in calendar.events.values where event.overlaps(window, in: timeZone) { result.append(event) }
+        }
+        return result
+    }
+
+    /// How many events overlap `window`.
+    func count(in window: DateInterval, timeZone: TimeZone) -> Int {
+        calendars.values.reduce(0) { count, calendar in
+            count + calendar.events.values.reduce(0) { $0 + ($1.overlaps(window, in: timeZone) ? 1 : 0) }
+        }
     }
 }
 
 extension CalendarEvent {
     /// Orders events by start, then end, then title, then key, so that a listing is stable.
+    ///
+    /// Sorts positions rather than the events themselves: besides the result, it keeps one interval and one
+    /// position per event, not copies of the events.
     static func sorted(_ events: [CalendarEvent], in timeZone: TimeZone) -> [CalendarEvent] {
-        events.map { ($0, $0.interval(in: timeZone)) }
-            .sorted { lhs, rhs in
-                if lhs.1.start != rhs.1.start { return lhs.1.start < rhs.1.start }
-                if lhs.1.end != rhs.1.end { return lhs.1.end < rhs.1.end }
-                if lhs.0.title != rhs.0.title { return lhs.0.title < rhs.0.title }
-                return (lhs.0.source.rawValue, lhs.0.calendarID, lhs.0.id) < (
-                    rhs.0.source.rawValue, rhs.0.calendarID, rhs.0.id
-                )
-            }
-            .map(\.0)
+        let intervals = events.map { $0.interval(in: timeZone) }
+        let order = events.indices.sorted { left, right in
+            let (lhs, rhs) = (events[left], events[right])
+            let (lhsInterval, rhsInterval) = (intervals[left], intervals[right])
+            if lhsInterval.start != rhsInterval.start { return lhsInterval.start < rhsInterval.start }
+            if lhsInterval.end != rhsInterval.end { return lhsInterval.end < rhsInterval.end }
+            if lhs.title != rhs.title { return lhs.title < rhs.title }
+            return (lhs.source.rawValue, lhs.calendarID, lhs.id) < (rhs.source.rawValue, rhs.calendarID, rhs.id)
+        }
+        return order.map { events[$0] }
     }
 }
 

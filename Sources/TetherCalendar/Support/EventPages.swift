@@ -97,6 +97,7 @@ extension CalendarSyncOutcome {
                 removed += 1
             }
         }
+        entry.keepSkipped(changes)
         entry.cursor = changes.cursor
         entry.window = window
         record(entry, mode: mode, changed: changes.changed.count, skipped: changes.skipped)

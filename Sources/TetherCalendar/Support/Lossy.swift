@@ -45,7 +45,7 @@ struct Lossy<Value: Decodable>: Decodable {
         return (items, skipped)
     }
 
-    /// What went wrong, naming the path of the field but never its value.
+    /// What went wrong, naming the path of the field and the JSON type it should hold, but never its value.
     static func describe(_ error: any Error) -> CalendarDecodingError {
         guard let error = error as? DecodingError else { return .malformedEvent }
         // The path within the event: after the list's index.
@@ -56,14 +56,42 @@ struct Lossy<Value: Decodable>: Decodable {
         switch error {
         case .keyNotFound(let key, let context):
             let path = (within(context.codingPath) + [key.stringValue]).joined(separator: ".")
-            return CalendarDecodingError.missingField.with(message: "The event lacks '\(path)'")
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return CalendarDecodingError.missingField.with(message: "The event lacks '\(path)'", field: path)
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let path = within(context.codingPath).joined(separator: ".")
+            let expected = jsonType(type)
+            guard !path.isEmpty else {
+                return CalendarDecodingError.malformedEvent.with(
+                    message: "The event is not \(expected)",
+                    field: nil,
+                    expectedType: expected
+                )
+            }
+            return CalendarDecodingError.malformedEvent.with(
+                message: "The event's '\(path)' has the wrong type (expected \(expected))",
+                field: path,
+                expectedType: expected
+            )
+        case .dataCorrupted(let context):
             let path = within(context.codingPath).joined(separator: ".")
             return CalendarDecodingError.malformedEvent.with(
-                message: path.isEmpty ? "The event is not a JSON object" : "The event's '\(path)' has the wrong type"
+                message: path.isEmpty ? "The event is not a JSON object" : "The event's '\(path)' could not be read",
+                field: path.isEmpty ? nil : path
             )
         @unknown default:
             return .malformedEvent
+        }
+    }
+
+    /// The JSON type a decoder expected, in words: "a string", "a number", "an object".
+    static func jsonType(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type, is Substring.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is any BinaryInteger.Type: "an integer"
+        case is any BinaryFloatingPoint.Type: "a number"
+        case is [Any].Type: "an array"
+        default: "an object"
         }
     }
 }

@@ -5,14 +5,19 @@ package import Tether
 import TetherOAuth
 
 /// Fetches an issuer's keys lazily over HTTPS (or plain HTTP to a loopback host), caches them for their
-/// `Cache-Control` lifetime (at most ``CacheLifetime/maximum``), and re-fetches at most once per minimum interval
-/// when a token names an unknown key.
+/// `Cache-Control` lifetime (at most ``CacheLifetime/maximum``), and re-fetches when a token names an unknown key:
+/// at once the first time a `kid` is missed, then at most once per minimum interval.
 ///
 /// Rules:
 /// - The first lookup fetches. A fresh set that has the `kid` answers without a request.
 /// - A lookup that misses (unknown `kid`) or finds the set expired fetches again, unless the last fetch started
 ///   less than `minimumRefetchInterval` ago; then it uses what it has (a stale set that has the `kid`), or fails
 ///   with `unknownKey` (there is a set) or `keysUnavailable` (the last fetch failed).
+/// - Except for a `kid` that the set lacks (a provider that has just rotated its key: docs/decisions.md §32): it
+///   fetches again at once, unless that same `kid` started a fetch within `minimumRefetchInterval`, or
+///   ``maximumFetchesPerInterval`` fetches started within it. Tokens naming made-up keys (sent to a resource
+///   server) therefore cost at most that many requests to the key endpoint per interval, however many `kid`s
+///   they name.
 /// - All lookups that need a fetch while one is running wait for that one. A waiter that is cancelled stops
 ///   waiting; the fetch goes on for the others.
 /// - A failed fetch keeps the previous set: a key it has still verifies.
@@ -29,8 +34,14 @@ package actor KeyStore {
     private let defaultCacheLifetime: Duration
     private let logger: Logger
 
+    /// The most fetches that start within one `minimumRefetchInterval`, counting those for unknown `kid`s.
+    package static let maximumFetchesPerInterval = 4
+
     private var cached: Cached?
     private var lastFetchStart: Duration?
+    /// The fetches started within the last `minimumRefetchInterval`, with the `kid` whose lookup started each
+    /// (`""` for a token without one); at most ``maximumFetchesPerInterval`` entries.
+    private var recentFetches: [(keyID: String, startedAt: Duration)] = []
     private var lastFailure: IDTokenError?
     private var inFlight: SharedFlight<KeySet>?
 
@@ -81,13 +92,20 @@ package actor KeyStore {
             flight = inFlight
         } else if let lastFetchStart, now - lastFetchStart < minimumRefetchInterval {
             if let keys = cached?.keys.keys(for: keyID) { return keys }
+            guard cached != nil, mayFetchAtOnce(for: keyID, at: now) else {
+                logger.debug(
+                    "Signing key not found; re-fetch rate-limited",
+                    metadata: ["jwt.kid": "\(UntrustedText.sanitized(keyID ?? ""))", "jwt.keys": "\(source)"]
+                )
+                throw cached == nil ? (lastFailure ?? IDTokenError.keysUnavailable) : IDTokenError.unknownKey
+            }
             logger.debug(
-                "Signing key not found; re-fetch rate-limited",
+                "Signing key not found; fetching the keys again at once",
                 metadata: ["jwt.kid": "\(UntrustedText.sanitized(keyID ?? ""))", "jwt.keys": "\(source)"]
             )
-            throw cached == nil ? (lastFailure ?? IDTokenError.keysUnavailable) : IDTokenError.unknownKey
+            flight = startFetch(at: now, for: keyID)
         } else {
-            flight = startFetch(at: now)
+            flight = startFetch(at: now, for: keyID)
         }
 
         let fetched: KeySet
@@ -107,10 +125,26 @@ package actor KeyStore {
         return keys
     }
 
-    private func startFetch(at now: Duration) -> SharedFlight<KeySet> {
+    /// Whether a lookup of `keyID`, which the cached set lacks, may fetch before `minimumRefetchInterval` has passed:
+    /// the first time this `kid` is missed within the interval, and while fewer than ``maximumFetchesPerInterval``
+    /// fetches started within it.
+    private func mayFetchAtOnce(for keyID: String?, at now: Duration) -> Bool {
+        forgetFetches(before: now - minimumRefetchInterval)
+        return recentFetches.count < Self.maximumFetchesPerInterval
+            && !recentFetches.contains { $0.keyID == (keyID ?? "") }
+    }
+
+    private func forgetFetches(before instant: Duration) {
+        recentFetches.removeAll { $0.startedAt <= instant }
+    }
+
+    private func startFetch(at now: Duration, for keyID: String?) -> SharedFlight<KeySet> {
         let flight = SharedFlight<KeySet>()
         inFlight = flight
         lastFetchStart = now
+        forgetFetches(before: now - minimumRefetchInterval)
+        recentFetches.append((keyID ?? "", now))
+        if recentFetches.count > Self.maximumFetchesPerInterval { recentFetches.removeFirst() }
         fetchCount += 1
         Task { await self.fetch(into: flight) }
         return flight

@@ -10,8 +10,10 @@ public import TetherOAuth
 /// certificates. They are fetched on first use through the injected `HTTPTransport`, over `https` only (plain
 /// `http` is refused with ``TetherOAuth/IDTokenError/insecureKeySource`` unless the host is 127.0.0.0/8, `::1` or
 /// `localhost`), kept for the response's `Cache-Control: max-age` but at most 24 hours (``defaultCacheLifetime``
-/// without one), and fetched again when a token names a key the cache lacks — at most once per
-/// ``minimumRefetchInterval``, with concurrent validations sharing one request.
+/// without one), and fetched again when a token names a key the cache lacks: at once the first time a `kid` is
+/// missed (a provider that has just rotated its key), else at most once per ``minimumRefetchInterval``, and never
+/// more than four times per interval however many unknown `kid`s tokens name; concurrent validations share one
+/// request.
 ///
 /// Accepted algorithms: `RS256/384/512`, `PS256/384/512`, `ES256/384/512` and `EdDSA` (Ed25519). The key decides:
 /// a key that declares `alg` verifies only that algorithm; one that does not, any algorithm of its type. `none` and

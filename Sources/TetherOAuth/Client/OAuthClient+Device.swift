@@ -16,14 +16,15 @@ public typealias DeviceCode = Secret<DeviceCodeKind>
 public struct DeviceAuthorization: Sendable, CustomStringConvertible {
     /// The code the user types at ``verificationURI``, without control characters and at most 200 characters long.
     public let userCode: String
-    /// Where the user goes.
+    /// Where the user goes: always an `https` URL, or `http` to a loopback host (a development provider).
     public let verificationURI: URL
-    /// The same page with the code filled in, if the provider offers it (for a QR code).
+    /// The same page with the code filled in, if the provider offers it (for a QR code); `nil` also when the
+    /// provider's is not `https` (or `http` to a loopback host), which is then neither shown nor opened.
     public let verificationURIComplete: URL?
-    /// When the device code expires.
+    /// When the device code expires: the provider's `expires_in`, at most an hour after the answer arrived.
     public let expiresAt: Date
     /// How long to wait between polls; 5 seconds when the provider says nothing (RFC 8628 §3.2), and between
-    /// 1 second and 5 minutes whatever it says.
+    /// 1 second and 1 minute whatever it says.
     public let interval: Duration
     let deviceCode: DeviceCode
     let scopes: [String]
@@ -36,7 +37,9 @@ extension OAuthClient {
     /// Starts a device authorization (RFC 8628 §3.1).
     /// - Parameter scopes: The scopes; by default the configured ones.
     /// - Returns: The user code and verification URI to show.
-    /// - Throws: ``OAuthError``; ``ProviderConfigurationError/missingEndpoint`` without a device endpoint.
+    /// - Throws: ``OAuthError``: ``OAuthError/invalidVerificationURI`` when `verification_uri` is not `https` (nor
+    ///   `http` to a loopback host), ``OAuthError/invalidExpiresIn`` when `expires_in` is not a lifetime in seconds;
+    ///   ``ProviderConfigurationError/missingEndpoint`` without a device endpoint.
     public func startDeviceAuthorization(scopes: [String]? = nil) async throws -> DeviceAuthorization {
         guard let endpoint = configuration.deviceAuthorizationEndpoint else {
             throw ProviderConfigurationError.missingEndpoint.with(
@@ -61,11 +64,35 @@ extension OAuthClient {
         guard let object else { throw Self.notJSON(response, body, endpoint: endpoint) }
         // Microsoft spells it verification_url.
         let verification = (object["verification_uri"] ?? object["verification_url"])?.string.flatMap(URL.init(string:))
+        let expiry = Self.readExpiresIn(object["expires_in"])
         guard let deviceCode = object["device_code"]?.string, let userCode = object["user_code"]?.string,
-            let verification, let expiresIn = try Self.expiresIn(object["expires_in"], endpoint: endpoint)
+            let verification, expiry != .absent
         else {
             throw OAuthError.malformedResponse.with(
                 message: "The device authorization response of \(Self.redacted(endpoint)) lacks a required member"
+            )
+        }
+        // The person is sent to this page to approve a sign-in: a page in the clear could be replaced on the way
+        // (RFC 8628 §5.4, remote phishing), and a scheme other than http(s) is no web page at all.
+        guard Self.isSecureWebPage(verification) else {
+            throw OAuthError.invalidVerificationURI.with(
+                message: "The device authorization response of \(Self.redacted(endpoint)) has a verification_uri "
+                    + "that is not an https URL (plain http is allowed only to 127.0.0.1, ::1 or localhost)"
+            )
+        }
+        let lifetime: Duration
+        switch expiry {
+        case .seconds(let seconds): lifetime = min(.seconds(seconds), Self.maximumDeviceCodeLifetime)
+        case .invalid(.tooLarge): lifetime = Self.maximumDeviceCodeLifetime
+        case .invalid(let problem):
+            throw Self.invalidExpiresIn(problem, in: "device authorization response", endpoint: endpoint)
+        case .absent: lifetime = .zero
+        }
+        let complete = object["verification_uri_complete"]?.string.flatMap(URL.init(string:))
+        if complete.map(Self.isSecureWebPage) == false {
+            logger.info(
+                "The device authorization's verification_uri_complete is not an https URL; it is not shown",
+                metadata: ["oauth.field": "verification_uri_complete"]
             )
         }
         let interval = Self.pollingInterval(object["interval"])
@@ -73,17 +100,34 @@ extension OAuthClient {
         return DeviceAuthorization(
             userCode: UntrustedText.sanitized(userCode),
             verificationURI: verification,
-            verificationURIComplete: object["verification_uri_complete"]?.string.flatMap(URL.init(string:)),
-            expiresAt: receivedAt.addingTimeInterval(expiresIn.timeInterval),
+            verificationURIComplete: complete.flatMap { Self.isSecureWebPage($0) ? $0 : nil },
+            expiresAt: receivedAt.addingTimeInterval(lifetime.timeInterval),
             interval: interval,
             deviceCode: DeviceCode(deviceCode),
             scopes: scopes
         )
     }
 
-    /// The polling intervals a device authorization may ask for: 1 second to 5 minutes. A provider asking for more
-    /// (or `slow_down` raising the interval past it) is polled every 5 minutes; one asking for less, every second.
-    static let pollingIntervals: ClosedRange<Duration> = .seconds(1) ... .seconds(300)
+    /// The polling intervals a device authorization may ask for: 1 second to 1 minute. A provider asking for more
+    /// (or `slow_down` raising the interval past it, or a `Retry-After` longer than it) is polled every minute, so
+    /// that a hostile number cannot stall the wait for the person approving; one asking for less, every second.
+    /// Real providers ask for 5 seconds (Google, Microsoft, GitHub).
+    static let pollingIntervals: ClosedRange<Duration> = .seconds(1) ... .seconds(60)
+
+    /// The longest a device code is waited for: an hour. Providers give 10 to 30 minutes (Microsoft 900 s, Google
+    /// 1800 s, GitHub 900 s); a longer `expires_in`, up to 1e300, is cut to it.
+    static let maximumDeviceCodeLifetime: Duration = .seconds(3600)
+
+    /// Whether `url` is a page a person may be sent to: `https` with a host, or `http` to a loopback host (the
+    /// development provider), as every endpoint Tether talks to.
+    static func isSecureWebPage(_ url: URL) -> Bool {
+        guard let host = url.host, !host.isEmpty else { return false }
+        switch url.scheme?.lowercased() {
+        case "https"?: return true
+        case "http"?: return LoopbackHost.contains(host)
+        default: return false
+        }
+    }
 
     /// The `interval` of a device authorization response (RFC 8628 §3.2): whole seconds, rounded up and kept within
     /// ``pollingIntervals``; a numeric string (a form-encoded answer) counts as its number; 5 seconds when absent

@@ -44,7 +44,13 @@ extension OAuthClient {
             )
             throw error
         }
-        return (try parseTokenResponse(response, body, endpoint: endpoint), receivedAt)
+        let tokens = try parseTokenResponse(
+            response,
+            body,
+            endpoint: endpoint,
+            keepingMalformedExpiry: grantType == "refresh_token"
+        )
+        return (tokens, receivedAt)
     }
 
     /// A non-negative whole number of seconds, as a JSON number or a numeric string (what a form-encoded body
@@ -61,7 +67,7 @@ extension OAuthClient {
     }
 
     /// A form-encoded body (by its content type) as the equivalent JSON object, so that one parser reads both;
-    /// `nil` for any other body. Numbers stay strings, which ``expiresIn(_:endpoint:)`` accepts.
+    /// `nil` for any other body. Numbers stay strings, which ``readExpiresIn(_:)`` accepts.
     static func formAsJSON(_ response: HTTPResponse, _ body: Data) -> Data? {
         guard let contentType = response.headerFields[.contentType]?.lowercased(),
             contentType.hasPrefix("application/x-www-form-urlencoded"), let fields = FormEncoding.decode(body)
@@ -87,7 +93,16 @@ extension OAuthClient {
 
     /// RFC 6749 §5.1, with the deviations real providers have (Firebase's string `expires_in`). `package` for the
     /// fuzz targets (Fuzz/TetherFuzz), which run this same code on hostile bodies.
-    package func parseTokenResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) throws -> TokenResponse {
+    /// - Parameter keepingMalformedExpiry: Keep the tokens when `expires_in` is malformed, as an answer to a refresh
+    ///   must (the provider may have rotated the refresh token already): a lifetime too large to read is cut to
+    ///   ``maximumExpiresIn``, any other malformed one is unknown (docs/decisions.md §3). Otherwise it is
+    ///   ``OAuthError/invalidExpiresIn``.
+    package func parseTokenResponse(
+        _ response: HTTPResponse,
+        _ body: Data,
+        endpoint: URL,
+        keepingMalformedExpiry: Bool = false
+    ) throws -> TokenResponse {
         guard let object = JSONValue.object(from: body) else {
             throw Self.notJSON(response, body, endpoint: endpoint)
         }
@@ -110,7 +125,22 @@ extension OAuthClient {
                 message: "The token type '\(UntrustedText.sanitized(tokenType))' is not supported (only Bearer)"
             )
         }
-        let expiresIn = try Self.expiresIn(object["expires_in"], endpoint: endpoint)
+        let expiresIn: Duration?
+        switch Self.readExpiresIn(object["expires_in"]) {
+        case .absent: expiresIn = nil
+        case .seconds(let seconds): expiresIn = .seconds(seconds)
+        case .invalid(let problem) where keepingMalformedExpiry:
+            expiresIn = problem == .tooLarge ? Self.maximumExpiresIn : nil
+            logger.info(
+                "The refreshed tokens are kept although their expires_in is invalid",
+                metadata: [
+                    "oauth.field": "expires_in", "oauth.problem": "\(problem.rawValue)",
+                    "oauth.expires_in": "\(expiresIn.map { "\($0.components.seconds)" } ?? "unknown")",
+                ]
+            )
+        case .invalid(let problem):
+            throw Self.invalidExpiresIn(problem, in: "token response", endpoint: endpoint)
+        }
         let scopes = Self.grantedScopes(object["scope"])
         let refreshToken = object["refresh_token"]?.string.flatMap { $0.isEmpty ? nil : RefreshToken($0) }
         return TokenResponse(
@@ -163,30 +193,61 @@ extension OAuthClient {
     /// once a year.
     static let maximumExpiresIn: Duration = .seconds(365 * 86_400)
 
-    /// `expires_in` as a JSON number or (Firebase) a numeric string; absent is `nil`; negative, fractional or
-    /// non-numeric values are an error; values above ``maximumExpiresIn`` are cut to it.
-    static func expiresIn(_ value: JSONValue?, endpoint: URL) throws -> Duration? {
+    /// The largest whole number a JSON number carries exactly (RFC 8259 §6, RFC 7493 §2.2: 2^53 - 1). An
+    /// `expires_in` beyond it is no count of seconds anyone computed.
+    static let largestExactInteger: Int64 = (1 << 53) - 1
+
+    /// What an `expires_in` says (RFC 6749 §5.1: the lifetime in seconds, a JSON number).
+    enum ExpiresIn: Equatable {
+        /// Not in the answer, or `null`: the lifetime is unknown (docs/decisions.md §3).
+        case absent
+        /// A whole number of seconds, cut to ``maximumExpiresIn``.
+        case seconds(Int64)
+        /// Not a lifetime in seconds.
+        case invalid(ExpiresInProblem)
+    }
+
+    /// Why an `expires_in` is not a lifetime in seconds; the raw value names it in messages and logs.
+    enum ExpiresInProblem: String, Equatable {
+        case negative = "negative"
+        case fractional = "not a whole number"
+        case notANumber = "not a number"
+        case tooLarge = "too large"
+    }
+
+    /// Reads `expires_in` as a JSON number or as a string of decimal digits (Firebase's secure token API sends
+    /// `"3600"`, and every form-encoded answer carries strings; docs/decisions.md §30). Whole numbers of seconds up
+    /// to ``largestExactInteger`` are valid and cut to ``maximumExpiresIn``; negative, fractional, non-numeric
+    /// (`"an hour"`, `"1e3"`, `"+60"`, `true`) and larger values are not.
+    static func readExpiresIn(_ value: JSONValue?) -> ExpiresIn {
         let maximum = maximumExpiresIn.components.seconds
-        let seconds: Int64?
         switch value {
-        case nil, .null?: return nil
+        case nil, .null?:
+            return .absent
         case .number(let number)?:
-            seconds =
-                number.isFinite && number >= 0 && number.rounded(.towardZero) == number
-                ? Int64(min(number, Double(maximum))) : nil
+            guard number.isFinite else { return .invalid(.tooLarge) }
+            guard number >= 0 else { return .invalid(.negative) }
+            guard number.rounded(.towardZero) == number else { return .invalid(.fractional) }
+            guard number <= Double(largestExactInteger) else { return .invalid(.tooLarge) }
+            return .seconds(min(Int64(number), maximum))
         case .string(let text)?:
             let digits = text.trimmingCharacters(in: .whitespaces)
-            // Only plain decimal digits; a string too long for Int64 is still a (huge) number of seconds.
-            seconds =
-                !digits.isEmpty && digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-                ? min(Int64(digits) ?? maximum, maximum) : nil
-        default: seconds = nil
+            if digits.hasPrefix("-"), Double(digits) != nil { return .invalid(.negative) }
+            guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            else { return .invalid(.notANumber) }
+            guard let seconds = Int64(digits), seconds <= largestExactInteger else { return .invalid(.tooLarge) }
+            return .seconds(min(seconds, maximum))
+        default:
+            return .invalid(.notANumber)
         }
-        guard let seconds else {
-            throw OAuthError.invalidExpiresIn.with(
-                message: "The token response of \(redacted(endpoint)) has an invalid expires_in"
-            )
-        }
-        return .seconds(seconds)
+    }
+
+    /// The error for an `expires_in` that is not a lifetime: a protocol error of the provider's answer, which
+    /// naming the field tells apart from a network failure (docs/decisions.md §18: exit status 5 in `tether`).
+    static func invalidExpiresIn(_ problem: ExpiresInProblem, in answer: String, endpoint: URL) -> OAuthError {
+        OAuthError.invalidExpiresIn.with(
+            message: "The \(answer) of \(redacted(endpoint)) has an invalid expires_in (\(problem.rawValue)); "
+                + "RFC 6749 asks for a lifetime in whole seconds"
+        )
     }
 }

@@ -224,6 +224,10 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
     /// does that. A request with ``Tether/RefreshRequest/claims`` (a resource's claims challenge) sends them as the
     /// `claims` parameter, as Microsoft Entra asks for continuous access evaluation
     /// (https://learn.microsoft.com/entra/identity-platform/claims-challenge).
+    ///
+    /// The answer's tokens are kept whenever the provider may have rotated the refresh token: an invalid `expires_in`
+    /// leaves their lifetime unknown (or cut to a year, when too large), and an ID token whose signature cannot be
+    /// checked over a connection without TLS is dropped (the connection keeps its previous ID token and account).
     /// - Parameter request: The refresh token and the record it belongs to.
     /// - Returns: The provider's response.
     /// - Throws: ``OAuthError``, classified: `invalid_grant` and its provider variants are permanent; network
@@ -235,13 +239,24 @@ public struct OAuthClient: TokenRefresher, TokenRevoker {
             form.removeAll { $0.0 == "claims" }
             form.append(("claims", claims))
         }
-        let (response, _) = try await tokenRequest(form, grantType: "refresh_token")
+        var (response, _) = try await tokenRequest(form, grantType: "refresh_token")
         _ = missingScopes(requested: request.tokens.scopes ?? [], granted: response.scopes, grantType: "refresh_token")
-        if let idToken = response.idToken, idTokenValidator != nil, configuration.issuer != nil {
+        if let idToken = response.idToken, idTokenValidator != nil {
             // OIDC Core §12.2: a refreshed ID token must name the same user; it carries no nonce.
-            let claims = try await verifiedClaims(of: idToken, nonce: nil, required: false, isRefresh: true)
-            if let claims, !request.account.isUnknown, claims.subject != request.account.subject {
-                throw OAuthError.idTokenRejected.with(message: "The refreshed ID token names another user")
+            let check = try await checkedIDToken(idToken, nonce: nil, isRefresh: true)
+            switch check {
+            case .verified(let claims), .unauthenticated(let claims, _):
+                if !request.account.isUnknown, claims.subject != request.account.subject {
+                    throw OAuthError.idTokenRejected.with(message: "The refreshed ID token names another user")
+                }
+            case .unchecked:
+                break
+            }
+            if case .unauthenticated = check {
+                // Nothing vouches for it, but the provider may have rotated the refresh token already: refusing the
+                // answer would make the next refresh a reuse that ends the grant (docs/decisions.md §32, §35). The
+                // tokens are kept; the ID token is dropped, so the connection keeps its previous one and its account.
+                response.idToken = nil
             }
         }
         return response

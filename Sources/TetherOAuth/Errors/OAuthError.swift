@@ -26,6 +26,7 @@ public struct OAuthError: TetherError, RefreshErrorConvertible {
         case redirected
         case missingAccessToken
         case invalidExpiresIn
+        case invalidVerificationURI
         case unsupportedTokenType
         case idTokenRejected
         case missingIDToken
@@ -140,11 +141,21 @@ public struct OAuthError: TetherError, RefreshErrorConvertible {
         "The token response has no access_token",
         classification: .transient
     )
-    /// `expires_in` is negative, not a number, or not an integer string.
+    /// `expires_in` is negative, fractional, not a number (a string of decimal digits counts as one), or too large
+    /// to be a count of seconds: the provider's answer breaks RFC 6749 §5.1 (or RFC 8628 §3.2), which trying again
+    /// does not mend, so it is a configuration problem, not a transient one. An answer to a refresh keeps its tokens
+    /// instead (their lifetime unknown or cut), since the provider may have rotated the refresh token.
     public static let invalidExpiresIn = OAuthError(
         .invalidExpiresIn,
-        "The token response's expires_in is invalid",
-        classification: .transient
+        "The provider's answer has an invalid expires_in",
+        classification: .configuration
+    )
+    /// A device authorization's `verification_uri` is not an `https` URL (nor `http` to a loopback host): the
+    /// person would be sent to a page anyone on the path could replace, or to no web page at all (RFC 8628 §5.4).
+    public static let invalidVerificationURI = OAuthError(
+        .invalidVerificationURI,
+        "The device authorization's verification_uri is not an https URL",
+        classification: .configuration
     )
     /// `token_type` is not `Bearer` (or another type the client understands, RFC 6749 §7.1).
     public static let unsupportedTokenType = OAuthError(

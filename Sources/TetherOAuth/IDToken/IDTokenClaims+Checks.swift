@@ -9,14 +9,19 @@ extension IDTokenClaims {
     /// signature.
     /// - Parameter idToken: The compact JWT.
     /// - Returns: The claims.
-    /// - Throws: ``IDTokenError/malformed`` (not three parts, bad base64url, not JSON, missing `iss`, `sub`, `aud`,
-    ///   `exp` or `iat`); ``IDTokenError/unsupportedAlgorithm`` for `alg: none`.
+    /// - Throws: ``IDTokenError/malformed`` (not three parts, bad base64url, not JSON, no signature, missing `iss`,
+    ///   `sub`, `aud`, `exp` or `iat`); ``IDTokenError/unsupportedAlgorithm`` for `alg: none`.
     public static func decodeUnverified(_ idToken: IDToken) throws -> IDTokenClaims {
         let parts = idToken.revealedValue.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
             let headerObject = JSONValue.object(from: header)
         else {
             throw IDTokenError.malformed.with(message: "The ID token is not a compact JWS with a JSON header")
+        }
+        // Every accepted algorithm signs (RFC 7515 §7.1): a token without a signature is an unsigned one in
+        // disguise, whatever its `alg` says.
+        guard !parts[2].isEmpty, Base64URL.decode(parts[2])?.isEmpty == false else {
+            throw IDTokenError.malformed.with(message: "The ID token has no signature")
         }
         guard let alg = headerObject["alg"]?.string, alg.lowercased() != "none", !alg.hasPrefix("HS") else {
             throw IDTokenError.unsupportedAlgorithm.with(message: "The ID token's alg is missing, none or a MAC")

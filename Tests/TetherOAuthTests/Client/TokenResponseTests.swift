@@ -99,11 +99,20 @@ struct TokenResponseTests {
         #expect(throws: OAuthError.invalidExpiresIn) { try Self.parse(json) }
     }
 
-    /// Lifetimes beyond a year are cut to a year instead of trapping or overflowing a date.
-    @Test(arguments: ["1e300", "31536001", #""99999999999999999999999999""#, #""9223372036854775807""#])
+    /// Lifetimes beyond a year, up to the largest whole number JSON carries exactly, are cut to a year instead of
+    /// trapping or overflowing a date.
+    @Test(arguments: ["31536001", "9007199254740991", #""9007199254740991""#])
     func hugeExpiresInIsCutToOneYear(value: String) throws {
         let tokens = try Self.parse(#"{"access_token":"a","token_type":"Bearer","expires_in":\#(value)}"#)
         #expect(tokens.expiresIn == .seconds(365 * 86_400))
+    }
+
+    /// Beyond 2^53 − 1 a number is no longer a lifetime JSON carries exactly (RFC 8259 §6): a protocol error.
+    @Test(arguments: ["1e300", #""99999999999999999999999999""#, #""9223372036854775807""#])
+    func expiresInBeyondExactNumbersIsAProtocolError(value: String) {
+        #expect(throws: OAuthError.invalidExpiresIn) {
+            try Self.parse(#"{"access_token":"a","token_type":"Bearer","expires_in":\#(value)}"#)
+        }
     }
 
     @Test func tokenTypeIsSanitizedInTheMessage() {

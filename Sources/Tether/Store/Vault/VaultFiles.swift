@@ -21,12 +21,16 @@ package enum VaultFiles {
         )
     }
 
-    /// Creates a directory with mode 0700, or tightens an existing one that is looser.
+    /// Creates a directory with mode 0700, or removes the read and search permissions of group and others from an
+    /// existing one.
     ///
-    /// An existing folder must be a real folder (not a symbolic link) owned by the current user: in a shared
-    /// folder such as `/tmp`, another user could otherwise have prepared it, or a link to a folder of theirs.
-    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link, not a folder, or
-    ///   owned by another user; ``CredentialStoreError/io`` when it cannot be created or inspected.
+    /// An existing folder must be a real folder (not a symbolic link) owned by the current user that nobody else
+    /// can write: in a shared folder such as `/tmp`, another user could otherwise have prepared it (or a link to a
+    /// folder of theirs), or put files of theirs in it, such as a key. Such a folder is refused, never repaired:
+    /// making it private would not remove what is already in it.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link, not a folder, owned
+    ///   by another user or writable by group or others; ``CredentialStoreError/io`` when it cannot be created or
+    ///   inspected.
     package static func makePrivateDirectory(_ path: String) throws {
         if mkdir(path, directoryMode) != 0 {
             let code = errno
@@ -49,14 +53,31 @@ package enum VaultFiles {
             throw notPrivate(path, "was replaced while it was opened")
         }
         try checkPrivateFolder(opened, path: path)
-        // mkdir applies the umask, which may also take bits from the owner; set the mode exactly.
+        // mkdir applies the umask, which may also take bits from the owner; set the mode exactly. What is left to
+        // take away here is harmless to take: others could read the folder, but not write to it (checked above).
         if opened.st_mode & 0o777 != directoryMode {
             guard fchmod(fd, directoryMode) == 0 else { throw failure("restrict the permissions of", path) }
         }
     }
 
+    /// Checks an existing folder that is to hold private files, as ``makePrivateDirectory(_:)`` does, without
+    /// creating it or changing its permissions: for callers that only read.
+    /// - Returns: Whether the folder exists.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link, not a folder, owned
+    ///   by another user or writable by group or others; ``CredentialStoreError/io`` when it cannot be inspected.
+    package static func checkExistingPrivateDirectory(_ path: String) throws -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT { return false }
+            throw failure("inspect the folder", path, code: code)
+        }
+        try checkPrivateFolder(info, path: path)
+        return true
+    }
+
     /// Checks the `lstat` result of a folder that is to hold private files: a folder, not a symbolic link, owned
-    /// by the effective user.
+    /// by the effective user, not writable by group or others.
     /// - Throws: ``CredentialStoreError/invalidConfiguration`` naming the path and what is wrong.
     package static func checkPrivateFolder(_ info: stat, path: String, owner: uid_t = geteuid()) throws {
         switch info.st_mode & S_IFMT {
@@ -70,6 +91,18 @@ package enum VaultFiles {
         guard info.st_uid == owner else {
             throw notPrivate(path, "is owned by user id \(info.st_uid), not by the current user (\(owner))")
         }
+        guard info.st_mode & 0o022 == 0 else {
+            throw notPrivate(
+                path,
+                "can be written by other users (mode \(octal(info.st_mode))), who could have put files in it; it was "
+                    + "left untouched. Check what is in it, then run chmod 700 \(path)"
+            )
+        }
+    }
+
+    /// The permission bits of a mode in octal, such as `755`.
+    static func octal(_ mode: mode_t) -> String {
+        String(mode & 0o777, radix: 8)
     }
 
     static func notPrivate(_ path: String, _ problem: String) -> CredentialStoreError {
@@ -79,11 +112,13 @@ package enum VaultFiles {
     /// Reads a whole file, never through a symbolic link.
     /// - Parameters:
     ///   - path: The file.
-    ///   - restrict: Whether to remove group and other permissions from the file when it has them.
+    ///   - requirePrivate: Whether the file must be a regular file owned by the current user that group and others
+    ///     can neither read nor write, such as a key: one that another user could have planted, replaced or read
+    ///     is refused, not repaired.
     /// - Returns: The bytes, or `nil` when the file does not exist.
-    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link;
-    ///   ``CredentialStoreError/io`` when it cannot be read.
-    package static func readFile(_ path: String, restrict: Bool = false) throws -> Data? {
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link, or is not private
+    ///   when `requirePrivate` is set; ``CredentialStoreError/io`` when it cannot be read.
+    package static func readFile(_ path: String, requirePrivate: Bool = false) throws -> Data? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
@@ -92,12 +127,10 @@ package enum VaultFiles {
             throw failure("open", path, code: code)
         }
         defer { close(fd) }
-        if restrict {
+        if requirePrivate {
             var info = stat()
             guard fstat(fd, &info) == 0 else { throw failure("inspect", path) }
-            if info.st_mode & 0o077 != 0 {
-                guard fchmod(fd, fileMode) == 0 else { throw failure("restrict the permissions of", path) }
-            }
+            try checkPrivateFile(info, path: path)
         }
         var result = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -109,6 +142,30 @@ package enum VaultFiles {
                 throw failure("read", path)
             }
             result.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// Checks the `fstat` result of a file that must be private: a regular file, owned by the effective user, with
+    /// no permission for group or others.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` naming the path and what is wrong.
+    package static func checkPrivateFile(_ info: stat, path: String, owner: uid_t = geteuid()) throws {
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw CredentialStoreError.invalidConfiguration.with(
+                message: "\(path) is not a regular file; it was not used and was left untouched"
+            )
+        }
+        guard info.st_uid == owner else {
+            throw CredentialStoreError.invalidConfiguration.with(
+                message: "\(path) is owned by user id \(info.st_uid), not by the current user (\(owner)); it was "
+                    + "not used and was left untouched"
+            )
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw CredentialStoreError.invalidConfiguration.with(
+                message: "\(path) can be read or written by other users (mode \(octal(info.st_mode))); it was not "
+                    + "used and was left untouched. If nobody else could have read or replaced it, run chmod 600 "
+                    + "\(path)"
+            )
         }
     }
 
@@ -201,7 +258,10 @@ package enum VaultFiles {
         throw failure("create", target, code: code)
     }
 
-    /// Opens (creating it if needed) a lock file.
+    /// Opens (creating it if needed) a lock file: never through a symbolic link, and with mode 0600 whatever the
+    /// umask.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when `path` is a symbolic link or not a regular
+    ///   file; ``CredentialStoreError/io`` when it cannot be opened.
     static func openLockFile(_ path: String) throws -> Int32 {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, fileMode)
         guard fd >= 0 else {
@@ -209,7 +269,37 @@ package enum VaultFiles {
             if code == ELOOP { throw symbolicLink(path) }
             throw failure("open the lock file", path, code: code)
         }
+        do {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw failure("inspect the lock file", path) }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw CredentialStoreError.invalidConfiguration.with(
+                    message: "The lock file \(path) is not a regular file; it was left untouched"
+                )
+            }
+            // open applies the umask, which may also take bits from the owner; set the mode exactly.
+            if info.st_mode & 0o777 != fileMode {
+                guard fchmod(fd, fileMode) == 0 else { throw failure("restrict the permissions of", path) }
+            }
+        } catch {
+            close(fd)
+            throw error
+        }
         return fd
+    }
+
+    /// Runs `body` holding an exclusive `flock` on the lock file `path` (see ``openLockFile(_:)``), waiting for it
+    /// as long as another process holds it.
+    /// - Throws: What opening the lock file throws, ``CredentialStoreError/io`` when it cannot be locked, or what
+    ///   `body` throws.
+    package static func withExclusiveLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
+        let fd = try openLockFile(path)
+        defer { unlockAndClose(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            let code = errno
+            guard code == EINTR else { throw failure("lock", path, code: code) }
+        }
+        return try body()
     }
 
     /// Tries to take an exclusive `flock` without waiting.

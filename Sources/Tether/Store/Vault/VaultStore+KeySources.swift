@@ -34,6 +34,9 @@ extension VaultStore {
         /// Why no keyring is tried (turned off, no D-Bus session, no libsecret), or why the last try found none.
         var keyringNote: LockedState<String?>
         var root: String
+        /// Whether a new key is made (in the Secret Service, else in `vault.key`) when no source has one; `false`
+        /// for a vault opened only to read, which creates nothing.
+        var createsKey = true
     }
 
     /// The attributes of the Secret Service item that holds the key of the vault in `root`.
@@ -43,13 +46,35 @@ extension VaultStore {
 
     static func keyItemLabel(root: String) -> String { "Tether vault key (\(root))" }
 
+    /// The key when the vault is opened: `nil` while the Secret Service is locked (each call tries again), and for
+    /// a vault that creates nothing when no source has a key yet and nothing is sealed.
+    /// - Throws: What ``resolveKey(_:logger:)`` throws, except ``CredentialStoreError/unavailable``.
+    static func initialKey(_ sources: KeySources, logger: Logger) throws -> KeyResolution? {
+        do {
+            return try resolveKeyIfAny(sources, logger: logger)
+        } catch let error as CredentialStoreError where error == .unavailable {
+            // A locked keyring: the vault opens, and each call tries again (see "The key").
+            logger.debug("The vault key cannot be read yet", metadata: ["vault.error": "\(error)"])
+            return nil
+        }
+    }
+
     /// Finds the key in the first source that has one: the initializer, `TETHER_VAULT_KEY`, the systemd
     /// credential, the Secret Service, the `vault.key` file (created when no source has a key and no record exists).
     /// A source that is there but unreadable or malformed throws; it is never skipped for a later one.
     /// - Throws: ``CredentialStoreError/unavailable`` when the Secret Service is locked or failing;
-    ///   ``CredentialStoreError/invalidConfiguration`` for a malformed key in any source, or a Secret Service key
-    ///   that differs from `vault.key`; ``CredentialStoreError/missingKey`` when records exist but no key.
+    ///   ``CredentialStoreError/invalidConfiguration`` for a malformed key in any source, a Secret Service key
+    ///   that differs from `vault.key`, or a `vault.key` that is not private; ``CredentialStoreError/missingKey``
+    ///   when records exist but no key, or no source has a key and ``KeySources/createsKey`` is `false`.
     static func resolveKey(_ sources: KeySources, logger: Logger) throws -> KeyResolution {
+        if let resolution = try resolveKeyIfAny(sources, logger: logger) { return resolution }
+        throw CredentialStoreError.missingKey.with(
+            message: "The vault \(sources.root) has no key yet: nothing has been stored in it"
+        )
+    }
+
+    /// ``resolveKey(_:logger:)``, or `nil` when no source has a key, nothing is sealed and none may be created.
+    static func resolveKeyIfAny(_ sources: KeySources, logger: Logger) throws -> KeyResolution? {
         if let key = sources.explicit { return KeyResolution(key: key, source: .explicit) }
         if let key = try environmentKey(sources.environment) { return KeyResolution(key: key, source: .environment) }
         if let key = try credentialKey(sources.environment) {
@@ -59,15 +84,20 @@ extension VaultStore {
             switch try keyring.availability() {
             case .available:
                 sources.keyringNote.withLock { $0 = nil }
-                return try resolveInKeyring(keyring, root: sources.root, logger: logger)
+                return try resolveInKeyring(keyring, root: sources.root, createsKey: sources.createsKey, logger: logger)
             case .absent(let reason):
                 logger.debug("No Secret Service for the vault key", metadata: ["vault.keyring": "\(reason)"])
                 sources.keyringNote.withLock { $0 = reason }
             }
         }
         let note = sources.keyringNote.withLock { $0 }
-        let key = try loadOrCreateKeyFile(root: sources.root, keyringNote: note, logger: logger)
-        return KeyResolution(key: key, source: .keyFile)
+        let key = try loadOrCreateKeyFile(
+            root: sources.root,
+            keyringNote: note,
+            creates: sources.createsKey,
+            logger: logger
+        )
+        return key.map { KeyResolution(key: $0, source: .keyFile) }
     }
 
     /// The key in `$CREDENTIALS_DIRECTORY/tether-vault-key`, or `nil` when the variable or the file is absent.
@@ -85,9 +115,14 @@ extension VaultStore {
         )
     }
 
-    /// The key the Secret Service holds for the vault, or a new one it now holds; `vault.key` when it is still the
-    /// only copy (moved on the next write).
-    static func resolveInKeyring(_ keyring: any KeyringBackend, root: String, logger: Logger) throws -> KeyResolution {
+    /// The key the Secret Service holds for the vault, or a new one it now holds (unless `createsKey` is `false`:
+    /// then `nil`); `vault.key` when it is still the only copy (moved on the next write).
+    static func resolveInKeyring(
+        _ keyring: any KeyringBackend,
+        root: String,
+        createsKey: Bool = true,
+        logger: Logger
+    ) throws -> KeyResolution? {
         let attributes = keyItemAttributes(root: root)
         let keyPath = "\(root)/\(keyFileName)"
         if let text = try keyring.lookup(attributes) {
@@ -100,6 +135,14 @@ extension VaultStore {
         }
         if let fileKey = try readKeyFile(keyPath) {
             return KeyResolution(key: fileKey, source: .keyFile, movesKeyFile: true)
+        }
+        guard createsKey else {
+            try refuseNewKeyOverRecords(
+                root: root,
+                missing: "The Secret Service holds no key for the vault \(root)",
+                restore: "Restore the key (or set \(keyVariable) to it)"
+            )
+            return nil
         }
         return try withKeyLock(root: root) {
             // Another process may have created it while this one waited for the lock.
@@ -156,13 +199,7 @@ extension VaultStore {
     /// Runs `body` holding the folder's key lock (`locks/vault-key.lock`), which orders the processes that create or
     /// move the key.
     static func withKeyLock<T>(root: String, _ body: () throws -> T) throws -> T {
-        let path = "\(root)/locks/vault-key.lock"
-        let fd = try VaultFiles.openLockFile(path)
-        defer { VaultFiles.unlockAndClose(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw VaultFiles.failure("lock", path) }
-        }
-        return try body()
+        try VaultFiles.withExclusiveLock("\(root)/locks/vault-key.lock", body)
     }
 
     /// Moves `vault.key` into the Secret Service when ``KeyResolution/movesKeyFile`` says it should: stores the key

@@ -10,6 +10,8 @@ extension VaultStore {
         let record: String
         let writeLock: String
         let leaseLock: String
+        /// Space set aside for the record's next write (``VaultStore/reserveSpace(forNextWriteOf:)``).
+        let slot: String
     }
 
     func names(for id: ConnectionID) -> RecordNames? {
@@ -19,7 +21,8 @@ extension VaultStore {
             stem: stem,
             record: "\(recordsPath)/\(stem)\(Self.recordSuffix)",
             writeLock: "\(locksPath)/\(stem).write",
-            leaseLock: "\(locksPath)/\(stem).lease"
+            leaseLock: "\(locksPath)/\(stem).lease",
+            slot: "\(recordsPath)/.\(stem).slot"
         )
     }
 

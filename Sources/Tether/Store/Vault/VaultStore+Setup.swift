@@ -39,6 +39,14 @@ extension VaultStore {
         try VaultFiles.makePrivateDirectory(root + "/locks")
     }
 
+    /// Checks the folders that exist as ``createFolders(root:)`` does, creating none and changing no permission:
+    /// for a vault opened only to read.
+    static func checkFolders(root: String) throws {
+        guard try VaultFiles.checkExistingPrivateDirectory(root) else { return }
+        _ = try VaultFiles.checkExistingPrivateDirectory(root + "/records")
+        _ = try VaultFiles.checkExistingPrivateDirectory(root + "/locks")
+    }
+
     static func environmentKey(_ environment: [String: String]) throws -> VaultKey? {
         guard let text = environment[keyVariable], !text.isEmpty else { return nil }
         do {
@@ -53,7 +61,13 @@ extension VaultStore {
     /// Reads the key file, or creates it without a race: the new key is written to a temporary file, flushed,
     /// and hard-linked to its final name, which fails if another process got there first; the loser then reads
     /// the winner's key. A reader therefore never sees a half-written key file.
-    static func loadOrCreateKeyFile(root: String, keyringNote: String? = nil, logger: Logger) throws -> VaultKey {
+    /// - Returns: The key; `nil` when there is none and `creates` is `false`.
+    static func loadOrCreateKeyFile(
+        root: String,
+        keyringNote: String? = nil,
+        creates: Bool = true,
+        logger: Logger
+    ) throws -> VaultKey? {
         let path = "\(root)/\(keyFileName)"
         if let key = try readKeyFile(path) { return key }
         // A key kept in the Secret Service elsewhere (a desktop session) is out of reach here: say so.
@@ -63,6 +77,7 @@ extension VaultStore {
             missing: "The key file \(path) is missing\(elsewhere)",
             restore: "Restore the key file (or set \(keyVariable) to the key)"
         )
+        guard creates else { return nil }
         let key = VaultKey.generate()
         let temporary = "\(root)/.\(keyFileName).\(VaultFiles.randomSuffix()).tmp"
         try VaultFiles.writeNewFile(temporary, Data((key.revealedBase64 + "\n").utf8))
@@ -88,6 +103,9 @@ extension VaultStore {
         let entries: [String]
         do {
             entries = try FileManager.default.contentsOfDirectory(atPath: recordsPath)
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            // A vault opened only to read, whose folder was never made, holds nothing.
+            return
         } catch {
             throw CredentialStoreError.io.with(message: "Could not list the records in \(recordsPath)", cause: error)
         }
@@ -100,8 +118,13 @@ extension VaultStore {
         )
     }
 
+    /// Reads a key file, which must be private to the current user (see ``VaultFiles/checkPrivateFile(_:path:owner:)``):
+    /// a key file that another user could have planted, replaced or read is refused, never used.
+    /// - Returns: The key, or `nil` when the file does not exist.
+    /// - Throws: ``CredentialStoreError/invalidConfiguration`` when the file is a symbolic link, not private, or
+    ///   not the base64 encoding of 32 bytes; ``CredentialStoreError/io`` when it cannot be read.
     package static func readKeyFile(_ path: String) throws -> VaultKey? {
-        guard let bytes = try VaultFiles.readFile(path, restrict: true) else { return nil }
+        guard let bytes = try VaultFiles.readFile(path, requirePrivate: true) else { return nil }
         guard let text = String(data: bytes, encoding: .utf8), let key = try? VaultKey(base64: text) else {
             throw CredentialStoreError.invalidConfiguration.with(
                 message: "The key file \(path) does not hold the base64 encoding of \(VaultKey.byteCount) bytes; "

@@ -82,14 +82,41 @@ public final class VaultStore: CredentialStore {
     ///   - clock: The clock that lease and lock timeouts are measured and polled on.
     ///   - logger: Receives trace and debug messages, never a secret.
     /// - Throws: ``CredentialStoreError/invalidConfiguration`` when a key source holds a malformed key (such as
-    ///   `TETHER_VAULT_KEY` or the key file not being the base64 encoding of 32 bytes), no folder can be determined, or the folder (or one inside it) is a symbolic
-    ///   link or owned by another user; ``CredentialStoreError/missingKey`` when the key file is missing although
-    ///   records exist (they are left untouched); ``CredentialStoreError/io`` when the folder or key file cannot
-    ///   be created.
+    ///   `TETHER_VAULT_KEY` or the key file not being the base64 encoding of 32 bytes), no folder can be
+    ///   determined, the folder (or one inside it) is a symbolic link, owned by another user or writable by group
+    ///   or others (it is refused, not repaired), or the key file is not a regular file owned by the current user
+    ///   that only this user can read and write; ``CredentialStoreError/missingKey`` when the key file is missing
+    ///   although records exist (they are left untouched); ``CredentialStoreError/io`` when the folder or key file
+    ///   cannot be created.
     public convenience init(
         directory: URL? = nil,
         key: VaultKey? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = .current
+    ) throws {
+        try self.init(
+            directory: directory,
+            key: key,
+            environment: environment,
+            createsMissing: true,
+            clock: clock,
+            logger: logger
+        )
+    }
+
+    /// Opens a vault as the public initializer does, or, when `createsMissing` is `false`, without creating
+    /// anything: for commands that only read.
+    ///
+    /// Without `createsMissing`, a missing folder (or `records`, `locks`) is left missing and folders that exist are
+    /// checked but their permissions are not changed; when no source has a key and nothing is sealed, no key is
+    /// made, ``keySource`` is `nil`, ``read(_:)`` answers `nil` and calls that need the key throw
+    /// ``CredentialStoreError/missingKey``.
+    package convenience init(
+        directory: URL?,
+        key: VaultKey? = nil,
+        environment: [String: String],
+        createsMissing: Bool,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = .current
     ) throws {
@@ -105,25 +132,34 @@ public final class VaultStore: CredentialStore {
             environment: environment,
             keyring: keyring,
             keyringNote: keyringNote,
+            createsMissing: createsMissing,
             clock: clock,
             logger: logger
         )
     }
 
     /// Opens a vault whose key may be kept in `keyring` (a test double, in tests); see the public initializer.
-    /// - Parameter keyringNote: Why there is no keyring, when `keyring` is `nil`, for ``keyringNote``.
+    /// - Parameters:
+    ///   - keyringNote: Why there is no keyring, when `keyring` is `nil`, for ``keyringNote``.
+    ///   - createsMissing: Whether to create the folders and a key when missing (see
+    ///     ``init(directory:key:environment:createsMissing:clock:logger:)``).
     package init(
         directory: URL?,
         key: VaultKey?,
         environment: [String: String],
         keyring: (any KeyringBackend)?,
         keyringNote: String? = nil,
+        createsMissing: Bool = true,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = .current
     ) throws {
         let directory = try directory ?? Self.defaultDirectory(environment: environment)
         let root = directory.path
-        try Self.createFolders(root: root)
+        if createsMissing {
+            try Self.createFolders(root: root)
+        } else {
+            try Self.checkFolders(root: root)
+        }
         self.directory = directory
         self.recordsPath = root + "/records"
         self.locksPath = root + "/locks"
@@ -135,16 +171,11 @@ public final class VaultStore: CredentialStore {
             environment: environment,
             keyring: keyring,
             keyringNote: LockedState(keyringNote),
-            root: root
+            root: root,
+            createsKey: createsMissing
         )
         self.keySources = sources
-        do {
-            self.keyState = LockedState(try Self.resolveKey(sources, logger: logger))
-        } catch let error as CredentialStoreError where error == .unavailable {
-            // A locked keyring: the vault opens, and each call tries again (see "The key").
-            logger.debug("The vault key cannot be read yet", metadata: ["vault.error": "\(error)"])
-            self.keyState = LockedState(nil)
-        }
+        self.keyState = LockedState(try Self.initialKey(sources, logger: logger))
         logger.debug(
             "Opened vault",
             metadata: ["vault.directory": "\(root)", "vault.key_source": "\(keySource.map { "\($0)" } ?? "pending")"]
@@ -192,6 +223,9 @@ public final class VaultStore: CredentialStore {
         let entries: [String]
         do {
             entries = try FileManager.default.contentsOfDirectory(atPath: recordsPath)
+        } catch CocoaError.fileReadNoSuchFile {
+            // A vault opened without creating anything (a command that only reads) whose folder is not there yet.
+            return []
         } catch {
             throw CredentialStoreError.io.with(message: "Could not list the records in \(recordsPath)", cause: error)
         }
@@ -222,6 +256,8 @@ public final class VaultStore: CredentialStore {
         guard let names = names(for: id) else { return }
         let removed = try await withWriteLock(names) {
             let removed = try VaultFiles.remove(names.record)
+            // Space set aside for a write that will not come: a sign-out leaves nothing behind.
+            _ = try? VaultFiles.remove(names.slot)
             if removed { try VaultFiles.syncDirectory(self.recordsPath) }
             return removed
         }
@@ -256,12 +292,23 @@ public final class VaultStore: CredentialStore {
         let written = connection.withVersion((stored ?? 0) + 1)
         let bytes = try VaultRecordFormat.seal(written, key: key)
 
-        let temporary = "\(recordsPath)/.\(names.stem).\(VaultFiles.randomSuffix()).tmp"
-        try VaultFiles.writeNewFile(temporary, bytes)
+        // Space set aside before a refresh was sent takes the new record, so that storing the refresh's answer
+        // cannot fail for want of room; without a reservation (or when it cannot be written) a new file does.
+        var temporary = names.slot
+        do {
+            if try !VaultFiles.overwriteReserved(names.slot, with: bytes) { temporary = "" }
+        } catch {
+            logger.debug("Could not write the reserved space", metadata: ["vault.error": "\(error)"])
+            temporary = ""
+        }
+        if temporary.isEmpty {
+            temporary = "\(recordsPath)/.\(names.stem).\(VaultFiles.randomSuffix()).tmp"
+            try VaultFiles.writeNewFile(temporary, bytes)
+        }
         do {
             try VaultFiles.replace(temporary, with: names.record)
         } catch {
-            _ = try? VaultFiles.remove(temporary)
+            if temporary != names.slot { _ = try? VaultFiles.remove(temporary) }
             throw error
         }
         do {
