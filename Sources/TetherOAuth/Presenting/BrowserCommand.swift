@@ -111,6 +111,15 @@ enum BrowserCommand {
     ) -> Bool {
         guard let name = command.first else { return false }
         let program = URL(fileURLWithPath: name).lastPathComponent
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+        // `Process` can start programs on macOS and Linux only (Apple documents `run()` and `executableURL` for
+        // macOS); an app presents the page with WebAuthenticationPresenter instead.
+        logger.debug(
+            "Browser commands cannot be started on this platform",
+            metadata: ["presenter.browser": "\(program)"]
+        )
+        return false
+        #else
         guard let executable = executable(name, environment: environment) else {
             logger.debug("Browser command not found", metadata: ["presenter.browser": "\(program)"])
             return false
@@ -141,8 +150,9 @@ enum BrowserCommand {
         }
         logger.debug(
             "Browser command started",
-            metadata: ["presenter.browser": "\(program)", "presenter.url": "\(LoopbackPresenter.redacted(url))"]
+            metadata: ["presenter.browser": "\(program)", "presenter.url": "\(AuthorizationURLs.redacted(url))"]
         )
         return true
+        #endif
     }
 }

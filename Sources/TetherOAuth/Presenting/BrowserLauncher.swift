@@ -41,6 +41,10 @@ public struct BrowserLauncher: Sendable {
     ///   - fallback: Called with the URL when no browser starts, such as a closure that prints it; `nil` to throw
     ///     ``AuthorizationPresentationError/cannotOpenBrowser`` instead.
     /// - Returns: The launcher.
+    @available(iOS, unavailable, message: "An app cannot start a browser; use WebAuthenticationPresenter")
+    @available(tvOS, unavailable, message: "An app cannot start a browser; use the device flow")
+    @available(watchOS, unavailable, message: "An app cannot start a browser; use the device flow")
+    @available(visionOS, unavailable, message: "An app cannot start a browser; use WebAuthenticationPresenter")
     public static func system(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         fallback: (@Sendable (URL) -> Void)? = nil

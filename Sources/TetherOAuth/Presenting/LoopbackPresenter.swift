@@ -23,6 +23,10 @@ import Tether
 /// concurrency's cooperative pool; the overall timeout is slept on the injected clock. Cancelling the task,
 /// reaching the timeout or calling ``AuthorizationPresentation/cancel()`` closes the port before `present`
 /// returns.
+@available(iOS, unavailable, message: "An app cannot start a browser; use WebAuthenticationPresenter")
+@available(tvOS, unavailable, message: "An app cannot start a browser; use the device flow")
+@available(watchOS, unavailable, message: "An app cannot start a browser; use the device flow")
+@available(visionOS, unavailable, message: "An app cannot start a browser; use WebAuthenticationPresenter")
 public struct LoopbackPresenter: AuthorizationPresenter {
     /// Timeouts, limits and the browser.
     public struct Configuration: Sendable {
@@ -133,10 +137,7 @@ public struct LoopbackPresenter: AuthorizationPresenter {
     }
 
     /// A URL for logs: scheme, host and path, never the query (it holds `code` and `state`) or the fragment.
-    static func redacted(_ url: URL) -> String {
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
-        return "\(components.scheme ?? "")://\(components.host ?? "")\(components.percentEncodedPath)"
-    }
+    static func redacted(_ url: URL) -> String { AuthorizationURLs.redacted(url) }
 
     private struct Presentation: AuthorizationPresentation {
         let redirectURI: URL

@@ -6,6 +6,7 @@
 public import AuthenticationServices
 public import Foundation
 public import Logging
+import Tether
 
 /// Shows the authorization page in an `ASWebAuthenticationSession`, for iOS, macOS and visionOS apps
 /// (RFC 8252 §7.1 private-use schemes and §7.2 claimed `https` redirects).
@@ -91,7 +92,7 @@ public struct WebAuthenticationPresenter: AuthorizationPresenter {
         func present(_ authorizationURL: URL) async throws -> URL {
             logger.debug(
                 "Opening the authorization page",
-                metadata: ["presenter.url": "\(LoopbackPresenter.redacted(authorizationURL))"]
+                metadata: ["presenter.url": "\(AuthorizationURLs.redacted(authorizationURL))"]
             )
             let (session, redirectURI, configuration, contextProvider) = (
                 session, redirectURI, configuration, contextProvider
