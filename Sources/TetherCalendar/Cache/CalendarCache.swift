@@ -53,15 +53,18 @@ public final class CalendarCache: Sendable {
     static let format = 1
     static let probeText = "tether.calendar.cache.probe"
 
-    /// Opens a cache in `directory`, creating it (mode 0700) when needed.
+    /// Opens a cache in `directory`, which the first write creates (mode 0700): opening a cache to read it, as a
+    /// command that only reads does, creates nothing.
     /// - Parameters:
     ///   - directory: The folder, such as `calendar-cache` beside the vault's records.
     ///   - vault: The vault whose key seals the files.
-    /// - Throws: ``CalendarCacheError/io`` when the folder cannot be created.
+    /// - Throws: ``CalendarCacheError/io`` when the folder exists but is not a private folder of the current user.
     public init(directory: URL, vault: VaultStore) throws {
         self.directory = directory
         self.vault = vault
-        try Self.files { try Self.makePrivateDirectories(directory.path) }
+        if FileManager.default.fileExists(atPath: directory.path) {
+            try Self.files { try Self.makePrivateDirectories(directory.path) }
+        }
     }
 
     /// A cache in the vault's folder: `<vault>/calendar-cache`.
@@ -180,7 +183,10 @@ public final class CalendarCache: Sendable {
                 cause: error
             )
         }
-        try Self.files { try VaultFiles.replaceFile(path, with: data, directory: directory.path) }
+        try Self.files {
+            try Self.makePrivateDirectories(directory.path)
+            try VaultFiles.replaceFile(path, with: data, directory: directory.path)
+        }
         let written = FileStamp(path)
         known.withLock { $0[entry.source] = written }
     }

@@ -71,6 +71,22 @@ struct CalendarCacheTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 
+    /// A command that only reads (`tether calendar sources`) opens the cache: that creates no folder; the first save
+    /// does, private.
+    @Test func openingAndReadingCreatesNothingAndTheFirstSaveMakesThePrivateFolder() throws {
+        let fixture = Fixture()
+        defer { fixture.remove() }
+        let cache = try fixture.cache(key: .generate())
+        let folder = fixture.directory.appendingPathComponent("calendar-cache").path
+        #expect(try cache.load("work") == nil)
+        #expect(!FileManager.default.fileExists(atPath: folder))
+
+        try cache.save(Self.entry())
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        #expect(try cache.load("work") == Self.entry())
+    }
+
     @Test func aWrongKeyIsATypedErrorAndTheFileIsLeftUntouched() throws {
         let fixture = Fixture()
         defer { fixture.remove() }
