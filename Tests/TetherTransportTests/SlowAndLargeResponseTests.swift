@@ -58,11 +58,13 @@ struct SlowAndLargeResponseTests {
         #expect(transportError == .timedOut)
         #expect(transportError.isTransient)
         #expect(elapsed >= .milliseconds(900))
-        #expect(elapsed < .seconds(5), "the request ended after \(elapsed)")
+        // The body would take 100 s; a bound far below that, and far above the deadline, tells a request cut at
+        // its deadline from one that read on, however loaded the machine.
+        #expect(elapsed < .seconds(30), "the request ended after \(elapsed)")
         // The transfer really stopped: the server's next byte found the connection closed.
         let connection = try #require(try await server.waitForClose())
         #expect(connection.closedAt != nil, "the connection stayed open after the timeout")
-        #expect(connection.bodyBytesWritten < 100)
+        #expect(connection.bodyBytesWritten < 300)
     }
 
     @Test(arguments: Kind.allCases) func headersDribbledByteByByteTimeOutAtTheDeadline(_ kind: Kind) async throws {
@@ -74,7 +76,8 @@ struct SlowAndLargeResponseTests {
         let (error, elapsed) = await Self.failure(of: transport, against: server)
 
         #expect(TransportError.timedOut ~= (error ?? CancellationError()), "\(String(describing: error))")
-        #expect(elapsed < .seconds(5), "the request ended after \(elapsed)")
+        // The head would take 100 s.
+        #expect(elapsed < .seconds(30), "the request ended after \(elapsed)")
         #expect(try await server.waitForClose()?.closedAt != nil, "the connection stayed open after the timeout")
     }
 
@@ -96,12 +99,11 @@ struct SlowAndLargeResponseTests {
         defer { Task { await shutdown() } }
         let peakBefore = Self.peakResidentBytes()
 
-        let (error, elapsed) = await Self.failure(of: transport, against: server)
+        let (error, _) = await Self.failure(of: transport, against: server)
 
         let transportError = try #require(error as? TransportError, "\(String(describing: error))")
         #expect(transportError == .responseTooLarge)
         #expect(!transportError.isTransient)
-        #expect(elapsed < .seconds(10), "the request ended after \(elapsed)")
         switch kind {
         case .asyncHTTPClient:
             // NIO reads only as fast as the body is consumed, so the server got rid of the limit plus what the
