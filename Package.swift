@@ -6,6 +6,10 @@ import PackageDescription
 /// SecItem names and constants, no functions), and only the tests run `KeychainStore`, over `KeychainSimulator`.
 let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
+/// Platforms without EventKit (tvOS has none). There, `TetherCalendar` compiles `AppleCalendarSource` against
+/// `EventKitShim`, and only the tests run it, over the shim's simulated event store.
+let platformsWithoutEventKit: [Platform] = nonApplePlatforms + [.tvOS]
+
 let package = Package(
     name: "tether",
     platforms: [
@@ -77,8 +81,12 @@ let package = Package(
                 .logging,
                 .crypto,
                 .httpTypes,
+                .target(name: "AuthenticationServicesShim", condition: .when(platforms: nonApplePlatforms)),
             ]
         ),
+        // AuthenticationServices' names and signatures (no behaviour), so that TetherOAuth's Apple-only presenter and
+        // credential-state reader compile and are tested off Apple platforms.
+        .target(name: "AuthenticationServicesShim"),
         .target(
             name: "TetherJWT",
             dependencies: [
@@ -343,6 +351,7 @@ let package = Package(
                 "TetherOAuth",
                 "TetherTesting",
                 "TetherTestSupport",
+                .target(name: "AuthenticationServicesShim", condition: .when(platforms: nonApplePlatforms)),
                 .httpTypes,
                 .crypto,
                 .logging,
@@ -516,9 +525,13 @@ let package = Package(
                 "Tether",
                 .httpTypes,
                 .logging,
+                .target(name: "EventKitShim", condition: .when(platforms: platformsWithoutEventKit)),
             ],
             exclude: ["Flights/Data/LICENSE-DATA.md"]
         ),
+        // EventKit's names, so that `AppleCalendarSource` compiles where EventKit does not exist, with an
+        // in-memory event store that only this package's tests fill. Not a product.
+        .target(name: "EventKitShim"),
         .executableTarget(
             name: "FlightBench",
             dependencies: ["TetherCalendar"],
@@ -534,6 +547,7 @@ let package = Package(
                 "TetherURLSession",
                 "TetherDevProvider",
                 "ProviderTestSupport",
+                .target(name: "EventKitShim", condition: .when(platforms: platformsWithoutEventKit)),
                 .httpTypes,
                 .logging,
                 .hummingbird,

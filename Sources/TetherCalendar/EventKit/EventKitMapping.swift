@@ -3,8 +3,8 @@ public import Foundation
 /// The device calendar's authorization, as EventKit reports it (`EKAuthorizationStatus`,
 /// <https://developer.apple.com/documentation/eventkit/ekauthorizationstatus>).
 ///
-/// Kept apart from EventKit so that its meaning is compiled and tested on every platform; `AppleCalendarSource`
-/// reads the raw value on Apple platforms.
+/// Kept apart from EventKit so that its meaning does not depend on the SDK; ``AppleCalendarSource`` reads the raw
+/// value.
 public enum EventKitAuthorization: Sendable, Hashable, CaseIterable {
     /// The user has not been asked yet.
     case notDetermined
@@ -34,17 +34,40 @@ public enum EventKitAuthorization: Sendable, Hashable, CaseIterable {
     public var sourceStatus: CalendarSourceStatus {
         switch self {
         case .notDetermined: .notConnected
-        case .restricted: .accessDenied(reason: "Calendar access is restricted on this device")
-        case .denied: .accessDenied(reason: "Calendar access was denied; allow it in Settings")
+        case .restricted:
+            .accessDenied(
+                reason: "Calendar access is not available on this device (restricted by Screen Time or management)"
+            )
+        case .denied: .accessDenied(reason: "Calendar access was denied; allow it in Settings > Privacy > Calendars")
         case .fullAccess: .connected(account: nil)
         case .writeOnly:
-            .accessDenied(reason: "Calendar access allows adding events only; allow full access in Settings")
+            .accessDenied(reason: "Calendar access allows adding events only, not reading them; allow full access")
         }
     }
 }
 
-/// The fields of an `EKEvent` that ``CalendarEvent`` needs, as plain values: filled by `AppleCalendarSource` on
-/// Apple platforms, and by tests everywhere.
+/// The pieces an event query is read in: EventKit shortens a range longer than four years to its first four
+/// (`predicateForEvents(withStart:end:calendars:)`,
+/// <https://developer.apple.com/documentation/eventkit/ekeventstore/predicateforevents(withstart:end:calendars:)>).
+enum EventKitQueryWindow {
+    /// The longest piece: 4 × 365 days, never more than four calendar years.
+    static let longestPiece: TimeInterval = 4 * 365 * 86_400
+
+    /// `window` cut into consecutive pieces of at most ``longestPiece``; one piece for an empty window.
+    static func pieces(of window: DateInterval) -> [DateInterval] {
+        var pieces: [DateInterval] = []
+        var start = window.start
+        repeat {
+            let end = min(window.end, start.addingTimeInterval(longestPiece))
+            pieces.append(DateInterval(start: start, end: end))
+            start = end
+        } while start < window.end
+        return pieces
+    }
+}
+
+/// The fields of an `EKEvent` that ``CalendarEvent`` needs, as plain values: filled by ``AppleCalendarSource``
+/// from EventKit (or its shim), and by tests directly.
 public struct EventKitEventFields: Sendable, Hashable {
     /// `eventIdentifier` (the instance of a recurring event shares it; see ``occurrenceDate``).
     public var eventIdentifier: String

@@ -36,6 +36,12 @@ public struct AuthorizationPresentationError: TetherError {
         "tooManyRejectedCallbacks",
         "Too many sign-in callbacks did not match the sign-in in progress"
     )
+    /// The system's web authentication session failed for a reason other than the user cancelling or a missing
+    /// window (`ASWebAuthenticationSession` reported another error); the message names the error's domain and code.
+    public static let webAuthenticationFailed = AuthorizationPresentationError(
+        "webAuthenticationFailed",
+        "The web authentication session failed"
+    )
     /// The presenter cannot receive redirects to this URI.
     public static let unsupportedRedirect = AuthorizationPresentationError(
         "unsupportedRedirect",

@@ -3,7 +3,8 @@ import Testing
 
 @testable import TetherCalendar
 
-/// The shared mapping behind `AppleCalendarSource`, which itself only compiles where EventKit exists.
+/// The shared mapping behind `AppleCalendarSource` (which compiles here against `EventKitShim`; see
+/// `AppleCalendarSourceTests`).
 struct EventKitMappingTests {
     @Test func aTimedEventKeepsItsFieldsAndZone() throws {
         let fields = EventKitEventFields(
