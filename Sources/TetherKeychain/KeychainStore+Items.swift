@@ -365,9 +365,13 @@ extension KeychainStore {
                 cause: cause
             )
         case errSecMissingEntitlement:
+            // On macOS the data-protection keychain answers -34018 above all to a program without an application
+            // identifier (not signed with a provisioning profile that grants one), whatever the group.
             return CredentialStoreError.missingEntitlement.with(
                 message: "The app is not entitled to keychain access group \(groupName) "
-                    + "(\(operation), OSStatus \(status)); add it to keychain-access-groups",
+                    + "(\(operation), OSStatus \(status)); add it to keychain-access-groups. On macOS this usually "
+                    + "means the program has no application identifier: sign it with a provisioning profile that "
+                    + "grants one (a command-line tool cannot use the data-protection keychain without it)",
                 cause: cause
             )
         case errSecParam:

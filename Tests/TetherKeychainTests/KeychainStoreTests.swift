@@ -128,6 +128,8 @@ struct KeychainStoreTests {
                 try await makeStore(accessGroup: sharedGroup).read("google")
             }
             #expect(error?.message.contains(sharedGroup) == true)
+            // On macOS the usual cause is another: no application identifier at all.
+            #expect(error?.message.contains("application identifier") == true)
         }
         #expect(appA.itemCount == 1)
     }
