@@ -182,6 +182,13 @@ extension Benchmarks {
     static func startPingServer() async throws -> (port: Int, task: Task<Void, Never>) {
         let router = Router()
         router.get("/ping") { _, _ in "ok" }
+        return try await startServer(router)
+    }
+
+    /// Runs `router` on 127.0.0.1 with a port the system picks; returns once it listens.
+    static func startServer(
+        _ router: Router<BasicRequestContext>
+    ) async throws -> (port: Int, task: Task<Void, Never>) {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,

@@ -140,23 +140,7 @@ enum LargeCalendarBenchmarks {
             text += last < events ? #"],"nextPageToken":"\#(page + 1)"}"# : #"],"nextSyncToken":"sync-1"}"#
             return json(text)
         }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: Benchmarks.silent
-        )
-        let task = Task {
-            try? await app.run()
-            continuation.finish()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else { throw CancellationError() }
-        return (port, task)
+        return try await Benchmarks.startServer(router)
     }
 
     static func json(_ text: String) -> Response {
