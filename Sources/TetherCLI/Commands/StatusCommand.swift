@@ -51,7 +51,7 @@ struct StatusCommand: AsyncParsableCommand {
         // Records without settings (written by an app through the library) are shown too.
         var unreadable: CLIFailure?
         do {
-            names.formUnion(try await workspace.storedConnections().map(\.rawValue))
+            names.formUnion(try await workspace.store.list().map(\.rawValue))
         } catch {
             unreadable = CLIFailure.from(error)
         }

@@ -136,14 +136,6 @@ struct Workspace: Sendable {
         return name
     }
 
-    /// The connections in ``store``; none when it is the vault and nothing was ever stored in it (a command that
-    /// only reads does not create the vault's folders).
-    func storedConnections() async throws -> [ConnectionID] {
-        let records = home.appendingPathComponent("records").path
-        if location == .vault, !FileManager.default.fileExists(atPath: records) { return [] }
-        return try await store.list()
-    }
-
     /// The associated data a client secret is sealed with.
     static func secretContext(_ name: String) -> String { "tether.client-secret:\(name)" }
 
