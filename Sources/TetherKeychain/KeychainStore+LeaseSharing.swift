@@ -19,9 +19,10 @@ extension KeychainStore {
         /// The default: with an ``Configuration/accessGroup``, lock files in the container of the app group of
         /// that name (`FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, folder
         /// `Library/Application Support/Tether/Leases`); without one, ``inProcess``. When the access group has
-        /// no app-group container (a keychain group that is not an app group, or a platform without app groups),
-        /// creating the store throws ``CredentialStoreError/invalidConfiguration``: choose ``directory(_:)`` or
-        /// ``inProcess`` then.
+        /// no app-group container (a keychain group that is not an app group, a platform without app groups, or on
+        /// macOS a group missing from the `com.apple.security.application-groups` entitlement: there
+        /// `containerURL` answers every identifier), creating the store throws
+        /// ``CredentialStoreError/invalidConfiguration``: choose ``directory(_:)`` or ``inProcess`` then.
         public static let automatic = LeaseSharing(kind: .automatic)
 
         /// Only the tasks of this process are coordinated; for items no other process uses.
@@ -47,8 +48,9 @@ extension KeychainStore {
 
         /// The folder of the lock files, or `nil` for in-process leases.
         /// - Throws: ``CredentialStoreError/invalidConfiguration`` when ``automatic`` finds no app-group container
-        ///   for the access group.
-        func lockDirectory(accessGroup: String?) throws(CredentialStoreError) -> URL? {
+        ///   for the access group, or (on macOS, where every identifier has one) the group is not in the
+        ///   program's entitlements.
+        func lockDirectory(accessGroup: String?, platform: KeychainPlatform) throws(CredentialStoreError) -> URL? {
             switch kind {
             case .inProcess:
                 return nil
@@ -56,15 +58,8 @@ extension KeychainStore {
                 return url
             case .automatic:
                 guard let accessGroup else { return nil }
-                guard let container = KeychainStore.appGroupContainer(accessGroup) else {
-                    throw CredentialStoreError.invalidConfiguration.with(
-                        message: "The access group \(accessGroup) is shared with other processes, but it has no "
-                            + "app-group container here for their refresh lease; set leaseSharing to "
-                            + ".directory(URL) (a folder every process sharing the items can write) or to "
-                            + ".inProcess (only this process uses them)"
-                    )
-                }
-                return container.appendingPathComponent("Library/Application Support/Tether/Leases", isDirectory: true)
+                return try platform.appGroupContainer(accessGroup)
+                    .appendingPathComponent("Library/Application Support/Tether/Leases", isDirectory: true)
             }
         }
     }

@@ -51,6 +51,8 @@ public final class KeychainStore: CredentialStore {
     /// The folder of the shared lease files, or `nil` when leases are per process.
     let leaseDirectory: URL?
     let fileLeases: FileLeases
+    /// App groups and suspension, as the system answers them (or a test).
+    let platform: KeychainPlatform
 
     #if canImport(Security)
     /// Creates a store over the keychain.
@@ -91,10 +93,15 @@ public final class KeychainStore: CredentialStore {
         secItems: SecItemFunctions,
         configuration: Configuration = Configuration(),
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = .current
+        logger: Logger = .current,
+        platform: KeychainPlatform = .current
     ) throws {
         try configuration.validate()
-        self.leaseDirectory = try configuration.leaseSharing.lockDirectory(accessGroup: configuration.accessGroup)
+        self.leaseDirectory = try configuration.leaseSharing.lockDirectory(
+            accessGroup: configuration.accessGroup,
+            platform: platform
+        )
+        self.platform = platform
         self.configuration = configuration
         self.secItems = secItems
         self.clock = clock
@@ -188,7 +195,7 @@ public final class KeychainStore: CredentialStore {
         if let leaseDirectory {
             try Self.createLeaseDirectory(leaseDirectory)
             let name = FileLeases.lockFileName(for: "\(configuration.service)\u{0}\(id.rawValue)")
-            return try await fileLeases.acquire(
+            return try await acquireGuardedFileLease(
                 lockFile: leaseDirectory.appendingPathComponent(name).path,
                 id: id,
                 timeout: timeout
