@@ -10,6 +10,10 @@ let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi
 /// `EventKitShim`, and only the tests run it, over the shim's simulated event store.
 let platformsWithoutEventKit: [Platform] = nonApplePlatforms + [.tvOS]
 
+/// Platforms without BackgroundTasks' scheduler (macOS and watchOS have none). There, the core compiles
+/// `AppRefreshTask` against `BackgroundTasksShim`, and only the tests run it, over the shim's scheduler.
+let platformsWithoutBackgroundTasks: [Platform] = nonApplePlatforms + [.macOS, .watchOS]
+
 let package = Package(
     name: "tether",
     platforms: [
@@ -48,8 +52,12 @@ let package = Package(
                 .logging,
                 .crypto,
                 .httpTypes,
+                .target(name: "BackgroundTasksShim", condition: .when(platforms: platformsWithoutBackgroundTasks)),
             ]
         ),
+        // BackgroundTasks' names and signatures, with a scheduler a test can launch and expire tasks on, so that the
+        // core's AppRefreshTask compiles and is tested off Apple platforms.
+        .target(name: "BackgroundTasksShim"),
 
         // MARK: HTTP transports
         .target(
@@ -342,6 +350,7 @@ let package = Package(
                 .crypto,
                 .logging,
                 .inMemoryLogging,
+                .target(name: "BackgroundTasksShim", condition: .when(platforms: platformsWithoutBackgroundTasks)),
             ]
         ),
         .testTarget(
