@@ -16,6 +16,8 @@ struct CalendarCommand: AsyncParsableCommand {
               tether calendar events --from 2026-11-23 --to 2026-11-30
               tether calendar flights --json
             """,
-        subcommands: [CalendarSourcesCommand.self, CalendarEventsCommand.self, FlightsCommand.self]
+        subcommands: [
+            CalendarSourcesCommand.self, CalendarEventsCommand.self, FlightsCommand.self, CalendarSyncCommand.self,
+        ]
     )
 }
