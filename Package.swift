@@ -31,6 +31,30 @@ let package = Package(
     ].map { Product.library(name: $0, targets: [$0]) } + [
         .executable(name: "tether", targets: ["TetherCLI"])
     ],
+    // What an app does not need is behind a trait: a package that depends on Tether with `traits: []` resolves only
+    // swift-log, swift-crypto (with swift-asn1) and swift-http-types (SE-0450; SwiftPM 6.2 leaves dependencies that
+    // only disabled traits use out of resolution). This package's own build enables them all (the default, `CLI`).
+    traits: [
+        .trait(name: "JWT", description: "TetherJWT and TetherServer: JWT and ID-token verification (jwt-kit)."),
+        .trait(
+            name: "Hummingbird",
+            description: "TetherHummingbird and TetherDevProvider (Hummingbird, jwt-kit).",
+            enabledTraits: ["JWT"]
+        ),
+        .trait(name: "AsyncHTTPClient", description: "TetherAsyncHTTPClient (AsyncHTTPClient, SwiftNIO)."),
+        .trait(name: "ServiceLifecycle", description: "TetherServiceLifecycle (swift-service-lifecycle)."),
+        .trait(
+            name: "Postgres",
+            description: "TetherPostgres: PostgresStore and RefreshScheduler (PostgresNIO, swift-metrics).",
+            enabledTraits: ["ServiceLifecycle"]
+        ),
+        .trait(
+            name: "CLI",
+            description: "The tether command, its tests, benchmarks and examples: every other trait and ArgumentParser.",
+            enabledTraits: ["JWT", "Hummingbird", "AsyncHTTPClient", "ServiceLifecycle", "Postgres"]
+        ),
+        .default(enabledTraits: ["CLI"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -76,8 +100,8 @@ let package = Package(
                 .asyncHTTPClient,
                 .httpTypes,
                 .nioCore,
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .nioPosix,
+                .nioHTTP1,
             ]
         ),
 
@@ -133,7 +157,7 @@ let package = Package(
             name: "TetherServiceLifecycle",
             dependencies: [
                 "Tether",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .serviceLifecycle,
             ]
         ),
 
@@ -170,8 +194,8 @@ let package = Package(
                 "Tether",
                 .postgresNIO,
                 .logging,
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .serviceLifecycle,
+                .metrics,
             ]
         ),
 
@@ -198,7 +222,7 @@ let package = Package(
                 "TetherAsyncHTTPClient",
                 "TetherDevProvider",
                 "TetherPostgres",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .argumentParser,
                 .postgresNIO,
                 .httpTypes,
                 .logging,
@@ -251,8 +275,8 @@ let package = Package(
                 "TetherDevProvider",
                 "TetherPostgres",
                 .postgresNIO,
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .metrics,
+                .serviceLifecycle,
                 .logging,
             ],
             path: "Benchmarks/SchedulerBenchmarks"
@@ -419,7 +443,7 @@ let package = Package(
                 .asyncHTTPClient,
                 .httpTypes,
                 .nioCore,
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .nioHTTP1,
             ]
         ),
         .testTarget(
@@ -492,8 +516,8 @@ let package = Package(
                 "Tether",
                 "TetherServiceLifecycle",
                 "TetherTesting",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .serviceLifecycle,
+                .serviceLifecycleTestKit,
                 .logging,
             ]
         ),
@@ -509,9 +533,9 @@ let package = Package(
                 "TetherOAuth",
                 .postgresNIO,
                 .logging,
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .serviceLifecycle,
+                .metrics,
+                .metricsTestKit,
             ]
         ),
         .testTarget(
@@ -578,17 +602,34 @@ for target in package.targets where [.executable, .test, .regular].contains(targ
     target.swiftSettings = settings
 }
 
-/// The packages' products, named once.
+/// The packages' products, named once. Those an app does not need are used only with their trait enabled.
 extension Target.Dependency {
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
-    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
     static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
-    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
-    static let jwtKit = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let inMemoryLogging = Target.Dependency.product(name: "InMemoryLogging", package: "swift-log")
-    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let httpTypesFoundation = Target.Dependency.product(name: "HTTPTypesFoundation", package: "swift-http-types")
-    static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
-    static let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+
+    static let jwtKit = heavy("JWTKit", "jwt-kit", traits: ["JWT"])
+    static let hummingbird = heavy("Hummingbird", "hummingbird", traits: ["Hummingbird"])
+    static let hummingbirdTesting = heavy("HummingbirdTesting", "hummingbird", traits: ["Hummingbird"])
+    static let asyncHTTPClient = heavy("AsyncHTTPClient", "async-http-client", traits: ["AsyncHTTPClient"])
+    static let nioCore = heavy("NIOCore", "swift-nio", traits: ["AsyncHTTPClient", "Hummingbird"])
+    static let nioPosix = heavy("NIOPosix", "swift-nio", traits: ["AsyncHTTPClient", "Hummingbird"])
+    static let nioHTTP1 = heavy("NIOHTTP1", "swift-nio", traits: ["AsyncHTTPClient", "Hummingbird"])
+    static let serviceLifecycle = heavy("ServiceLifecycle", "swift-service-lifecycle", traits: ["ServiceLifecycle"])
+    static let serviceLifecycleTestKit = heavy(
+        "ServiceLifecycleTestKit",
+        "swift-service-lifecycle",
+        traits: ["ServiceLifecycle"]
+    )
+    static let postgresNIO = heavy("PostgresNIO", "postgres-nio", traits: ["Postgres"])
+    static let metrics = heavy("Metrics", "swift-metrics", traits: ["Postgres"])
+    static let metricsTestKit = heavy("MetricsTestKit", "swift-metrics", traits: ["Postgres"])
+    static let argumentParser = heavy("ArgumentParser", "swift-argument-parser", traits: ["CLI"])
+
+    /// A product used only when one of `traits` is enabled.
+    static func heavy(_ name: String, _ package: String, traits: Set<String>) -> Target.Dependency {
+        .product(name: name, package: package, condition: .when(traits: traits))
+    }
 }
