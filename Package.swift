@@ -50,7 +50,7 @@ let package = Package(
         ),
         .trait(
             name: "CLI",
-            description: "The tether command, its tests, benchmarks and examples: every other trait and ArgumentParser.",
+            description: "The tether command, its tests, benchmarks and examples: every trait, and ArgumentParser.",
             enabledTraits: ["JWT", "Hummingbird", "AsyncHTTPClient", "ServiceLifecycle", "Postgres"]
         ),
         .default(enabledTraits: ["CLI"]),
