@@ -27,6 +27,9 @@ import SecItemShim
 ///   ``Configuration/previousAccessGroups``) are rewritten on read: the new item is added before the old one is
 ///   deleted, so no step loses the record.
 /// - Damaged data throws ``CredentialStoreError/corrupted`` and is left in place.
+/// - With ``Configuration/refreshTokenProtection`` the refresh token lives in a second item that only the user's
+///   presence unlocks, and the record names it by fingerprint: reads never prompt, only a refresh does
+///   (<doc:ProtectingTheRefreshToken>).
 ///
 /// ## Processes
 /// The keychain has no conditional write. ``write(_:expecting:)`` reads the stored version and then updates the

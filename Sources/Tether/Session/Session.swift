@@ -41,6 +41,10 @@ public import Logging
 /// - Configuration: the status becomes ``ConnectionStatus/misconfigured(problem:)``.
 /// - A store that cannot be read yet gives ``ConnectionStatus/storageUnavailable(_:)`` — never "signed out".
 ///   Call ``restore()`` again when protected data becomes available.
+/// - A store that keeps the refresh token behind the user's presence (`KeychainStore` with
+///   `refreshTokenProtection`) is asked to unlock it once per refresh, never for a fresh access token. When the user
+///   declines, the status is ``ConnectionStatus/storageUnavailable(_:)`` with ``CredentialStoreError/locked``, the
+///   unexpired access token is still handed out, and the next refresh asks again.
 public actor Session {
     /// The connection this session keeps.
     public nonisolated let id: ConnectionID
