@@ -14,6 +14,10 @@ let platformsWithoutEventKit: [Platform] = nonApplePlatforms + [.tvOS]
 /// `AppRefreshTask` against `BackgroundTasksShim`, and only the tests run it, over the shim's scheduler.
 let platformsWithoutBackgroundTasks: [Platform] = nonApplePlatforms + [.macOS, .watchOS]
 
+/// Platforms without LocalAuthentication (tvOS has none). There, `TetherKeychain` compiles against
+/// `LocalAuthenticationShim`; on tvOS the store refuses `refreshTokenProtection` and never passes a context.
+let platformsWithoutLocalAuthentication: [Platform] = nonApplePlatforms + [.tvOS]
+
 let package = Package(
     name: "tether",
     platforms: [
@@ -181,11 +185,17 @@ let package = Package(
                 "Tether",
                 .logging,
                 .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
+                .target(
+                    name: "LocalAuthenticationShim",
+                    condition: .when(platforms: platformsWithoutLocalAuthentication)
+                ),
             ]
         ),
         .target(name: "SecItemShim"),
+        // LocalAuthentication's `LAContext` (names, no behaviour), for the keychain's authentication context.
+        .target(name: "LocalAuthenticationShim"),
         // An in-memory keychain that follows Apple's SecItem rules; not a product: only the tests use it.
-        .target(name: "KeychainSimulator", dependencies: ["SecItemShim"]),
+        .target(name: "KeychainSimulator", dependencies: ["SecItemShim", "LocalAuthenticationShim"]),
 
         // MARK: PostgreSQL store (not a dependency of the core product)
         .target(
@@ -547,6 +557,7 @@ let package = Package(
                 "TetherTestSupport",
                 .target(name: "KeychainSimulator", condition: .when(platforms: nonApplePlatforms)),
                 .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
+                .target(name: "LocalAuthenticationShim", condition: .when(platforms: nonApplePlatforms)),
                 .inMemoryLogging,
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthenticationShim
 public import SecItemShim
 
 /// The raw accessibility values and the rules about them
@@ -57,6 +58,10 @@ struct StoredItem {
     var comment: String?
     var data: Data?
     var sequence: UInt64
+    /// The item's access control, when reading its data needs the user; its protection is ``accessibility``.
+    var accessControl: SecAccessControl? = nil
+    /// The device's biometric enrolment when the item was added, for `biometryCurrentSet`.
+    var enrolmentAtCreation: UInt64 = 0
 
     struct PrimaryKey: Hashable {
         let service: String
@@ -82,7 +87,8 @@ struct StoredItem {
             generic: generic,
             itemDescription: itemDescription,
             comment: comment,
-            dataCount: data?.count ?? 0
+            dataCount: data?.count ?? 0,
+            accessControlFlags: accessControl?.flags
         )
     }
 
@@ -101,6 +107,7 @@ struct StoredItem {
         if let generic { result[kSecAttrGeneric] = generic }
         if let itemDescription { result[kSecAttrDescription] = itemDescription }
         if let comment { result[kSecAttrComment] = comment }
+        if let accessControl { result[kSecAttrAccessControl] = accessControl }
         if includingData { result[kSecValueData] = data ?? Data() }
         return result
     }
@@ -157,7 +164,8 @@ extension KeychainSimulator.Item {
             generic: nil,
             itemDescription: nil,
             comment: nil,
-            dataCount: 0
+            dataCount: 0,
+            accessControlFlags: nil
         )
     }
 }
@@ -181,6 +189,8 @@ struct Request {
     var itemDescription: String?
     var comment: String?
     var data: Data?
+    var accessControl: SecAccessControl?
+    var authenticationContext: LAContext?
     var returnData = false
     var returnAttributes = false
     var returnRef = false
@@ -193,10 +203,12 @@ struct Request {
         kSecAttrLabel, kSecAttrGeneric, kSecAttrDescription, kSecAttrComment,
     ]
     static let returnKeys: Set<String> = [kSecReturnData, kSecReturnAttributes, kSecReturnRef, kSecReturnPersistentRef]
-    static let addKeys = attributeKeys.union([kSecClass, kSecValueData, kSecUseDataProtectionKeychain]).union(
-        returnKeys
-    )
-    static let matchKeys = attributeKeys.union([kSecClass, kSecUseDataProtectionKeychain])
+    static let addKeys = attributeKeys.union([
+        kSecClass, kSecValueData, kSecUseDataProtectionKeychain, kSecAttrAccessControl, kSecUseAuthenticationContext,
+    ]).union(returnKeys)
+    static let matchKeys = attributeKeys.union([
+        kSecClass, kSecUseDataProtectionKeychain, kSecUseAuthenticationContext,
+    ])
     static let copyKeys = matchKeys.union(returnKeys).union([kSecMatchLimit])
     static let updateKeys = attributeKeys.union([kSecValueData])
 
@@ -231,6 +243,19 @@ struct Request {
         itemDescription = try stringValue(kSecAttrDescription)
         comment = try stringValue(kSecAttrComment)
         data = try dataValue(kSecValueData)
+        switch dictionary[kSecAttrAccessControl] {
+        case nil: accessControl = nil
+        case let value as SecAccessControl: accessControl = value
+        default: throw SecError(errSecParam)
+        }
+        switch dictionary[kSecUseAuthenticationContext] {
+        case nil: authenticationContext = nil
+        case let value as LAContext: authenticationContext = value
+        default: throw SecError(errSecParam)
+        }
+        // An item is protected either by a class (kSecAttrAccessible) or by an access control that names its class,
+        // never both (https://developer.apple.com/documentation/security/ksecattraccesscontrol).
+        if accessControl != nil && accessibility != nil { throw SecError(errSecParam) }
         switch dictionary[kSecAttrSynchronizable] {
         case nil: synchronizable = nil
         case let flag as Bool: synchronizable = flag ? .synced : .local

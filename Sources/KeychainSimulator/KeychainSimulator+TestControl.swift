@@ -58,6 +58,18 @@ extension KeychainSimulator {
         public var comment: String?
         /// The number of bytes of secret data (the data itself is not exposed here).
         public var dataCount: Int
+        /// The flags of the item's access control, when reading its data needs the user; `nil` otherwise.
+        public var accessControlFlags: SecAccessControlCreateFlags?
+    }
+
+    /// What the simulated user does when the keychain asks them to authenticate.
+    public enum UserResponse: Sendable, Hashable {
+        /// Looks at the device or touches the sensor (or types the passcode): the read succeeds.
+        case authenticate
+        /// Taps Cancel: the read fails with `errSecUserCanceled`.
+        case cancel
+        /// Fails the authentication (an unknown face, a wrong finger, every attempt): `errSecAuthFailed`.
+        case fail
     }
 
     // MARK: Device state
@@ -94,7 +106,39 @@ extension KeychainSimulator {
     public func setPasscode(_ isSet: Bool) {
         device.withLock { device in
             device.state.isPasscodeSet = isSet
-            if !isSet { device.items.removeAll { $0.accessibility == Protection.whenPasscodeSetThisDeviceOnly } }
+            if !isSet {
+                device.items.removeAll { $0.accessibility == Protection.whenPasscodeSetThisDeviceOnly }
+                device.authenticatedContexts.removeAll()
+            }
+        }
+    }
+
+    // MARK: The user and biometry
+
+    /// What the user does at the next prompts; ``UserResponse/authenticate`` at first.
+    public var userResponse: UserResponse {
+        get { device.withLock { $0.userResponse } }
+        set { device.withLock { $0.userResponse = newValue } }
+    }
+
+    /// The reasons (the `LAContext.localizedReason`) of every prompt the user saw, in order.
+    public var prompts: [String] {
+        device.withLock { $0.prompts }
+    }
+
+    /// How many times the user was asked to authenticate.
+    public var promptCount: Int {
+        device.withLock { $0.prompts.count }
+    }
+
+    /// Changes the Face ID or Touch ID enrolment (a face re-enrolled, a finger added or removed): every
+    /// `biometryCurrentSet` item is invalidated; `biometryAny` and `userPresence` items stay readable
+    /// (https://developer.apple.com/documentation/security/secaccesscontrolcreateflags/biometrycurrentset). Contexts
+    /// authenticated before no longer count.
+    public func changeBiometricEnrolment() {
+        device.withLock { device in
+            device.enrolment += 1
+            device.authenticatedContexts.removeAll()
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocalAuthenticationShim
 import SecItemShim
 
 /// An in-memory keychain of generic passwords that follows Apple's SecItem rules, for platforms without the
@@ -51,6 +52,12 @@ public final class KeychainSimulator: Sendable {
         var items: [StoredItem] = []
         var nextSequence: UInt64 = 0
         var state: DeviceState
+        /// Counts biometric enrolment changes; a `biometryCurrentSet` item added under another value is invalid.
+        var enrolment: UInt64 = 0
+        var userResponse = UserResponse.authenticate
+        var prompts: [String] = []
+        /// Contexts the user authenticated; reads that pass one of them do not prompt again.
+        var authenticatedContexts: [LAContext] = []
 
         init(state: DeviceState) { self.state = state }
 
@@ -182,11 +189,21 @@ public final class KeychainSimulator: Sendable {
         case .some(.any): throw SecError(errSecParam)  // "Any" is a query value, not an attribute value.
         }
         // Default accessibility when none is given: WhenUnlocked
-        // (https://developer.apple.com/documentation/security/ksecattraccessible).
-        let accessibility = request.accessibility ?? Protection.whenUnlocked
+        // (https://developer.apple.com/documentation/security/ksecattraccessible); an access control names its own.
+        let accessibility = request.accessControl?.protection ?? request.accessibility ?? Protection.whenUnlocked
         try Protection.validate(accessibility, synchronizable: synchronizable)
+        if request.accessControl != nil, synchronizable {
+            // Items that need the user's presence are bound to this device's passcode and biometry, so they cannot
+            // sync; the ThisDeviceOnly class an access control needs already rules it out above.
+            throw SecError(errSecParam)
+        }
 
         return try device.withLock { device throws -> Any? in
+            if request.accessControl != nil, !device.state.isPasscodeSet {
+                // Every user-presence constraint (biometry or passcode) needs a passcode; Apple does not document the
+                // status, and reports show errSecAuthFailed, as for the class below.
+                throw SecError(errSecAuthFailed)
+            }
             if accessibility == Protection.whenPasscodeSetThisDeviceOnly, !device.state.isPasscodeSet {
                 // "No items can be stored in this class on devices without a passcode"
                 // (https://developer.apple.com/documentation/security/ksecattraccessiblewhenpasscodesetthisdeviceonly).
@@ -211,7 +228,9 @@ public final class KeychainSimulator: Sendable {
                 itemDescription: request.itemDescription,
                 comment: request.comment,
                 data: request.data,
-                sequence: device.nextSequence + 1
+                sequence: device.nextSequence + 1,
+                accessControl: request.accessControl,
+                enrolmentAtCreation: device.enrolment
             )
             // Uniqueness: class + service + account + access group + synchronizable
             // (https://developer.apple.com/documentation/security/errsecduplicateitem).
@@ -232,13 +251,44 @@ public final class KeychainSimulator: Sendable {
         // errSecParam.
         if request.returnData && request.matchesAll { throw SecError(errSecParam) }
         return try device.withLock { device throws -> Any? in
-            let matches = try self.matchingIndices(request, in: device)
+            var matches = try self.matchingIndices(request, in: device)
+            if request.returnData {
+                // A biometryCurrentSet item whose enrolment changed cannot be decrypted any more: the keychain answers
+                // as if it were not there (Apple documents only that it "is invalidated"; developers report
+                // errSecItemNotFound). The item itself stays until it is deleted.
+                matches.removeAll { index in
+                    let item = device.items[index]
+                    return item.accessControl?.flags.contains(.biometryCurrentSet) == true
+                        && item.enrolmentAtCreation != device.enrolment
+                }
+                guard !matches.isEmpty else { throw SecError(errSecItemNotFound) }
+                try Self.authenticate(device.items[matches[0]], context: request.authenticationContext, on: device)
+            }
             let items = (request.matchesAll ? matches : Array(matches.prefix(1))).map { device.items[$0] }
             guard request.returnsSomething else { return nil }
             if request.matchesAll {
                 return items.map { $0.attributes(includingData: false) }
             }
             return items[0].result(data: request.returnData, attributes: request.returnAttributes)
+        }
+    }
+
+    /// Asks the user to authenticate for an item whose data needs it, unless `context` was authenticated before
+    /// (https://developer.apple.com/documentation/security/ksecuseauthenticationcontext).
+    private static func authenticate(_ item: StoredItem, context: LAContext?, on device: Device) throws {
+        guard item.accessControl != nil else { return }
+        if let context, device.authenticatedContexts.contains(where: { $0 === context }) { return }
+        // A context that may not show UI fails instead of prompting
+        // (https://developer.apple.com/documentation/localauthentication/lacontext/interactionnotallowed).
+        if context?.interactionNotAllowed == true { throw SecError(errSecInteractionNotAllowed) }
+        device.prompts.append(context?.localizedReason ?? "")
+        switch device.userResponse {
+        case .authenticate:
+            if let context { device.authenticatedContexts.append(context) }
+        case .cancel:
+            throw SecError(errSecUserCanceled)
+        case .fail:
+            throw SecError(errSecAuthFailed)
         }
     }
 
@@ -256,6 +306,10 @@ public final class KeychainSimulator: Sendable {
             var updated = device.items
             for index in matches {
                 var item = updated[index]
+                if change.data != nil {
+                    // Replacing the secret of an item that needs the user needs the user too.
+                    try Self.authenticate(item, context: request.authenticationContext, on: device)
+                }
                 if let service = change.service { item.service = service }
                 if let account = change.account { item.account = account }
                 if let newGroup { item.accessGroup = newGroup }

@@ -20,13 +20,19 @@ public typealias CFTypeRef = Any
 public let errSecSuccess: OSStatus = 0
 /// One or more parameters were not valid, or contradict each other (e.g. synchronizable + ThisDeviceOnly).
 public let errSecParam: OSStatus = -50
-/// The user name or passphrase was not correct (also: an item that needs a passcode on a device without one).
+/// The user name or passphrase was not correct (also: an item that needs a passcode on a device without one, and
+/// an authentication the user failed).
+///
+/// https://developer.apple.com/documentation/security/errsecauthfailed
 public let errSecAuthFailed: OSStatus = -25293
 /// An item with the same primary key already exists.
 public let errSecDuplicateItem: OSStatus = -25299
 /// No item matched the query.
 public let errSecItemNotFound: OSStatus = -25300
-/// User interaction is not allowed: the item's protection class is not available (device locked).
+/// User interaction is not allowed: the item's protection class is not available (device locked), or the item
+/// needs the user to authenticate and the authentication context does not allow it.
+///
+/// https://developer.apple.com/documentation/security/errsecinteractionnotallowed
 public let errSecInteractionNotAllowed: OSStatus = -25308
 /// A required entitlement is missing (e.g. the access group is not in `keychain-access-groups`).
 public let errSecMissingEntitlement: OSStatus = -34018

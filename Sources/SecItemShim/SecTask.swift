@@ -2,13 +2,7 @@
 // the code compiles unchanged here. There is no code signature to read on this platform: the task is never
 // created.
 
-/// A Core Foundation allocator; never used here.
-public typealias CFAllocator = AnyObject
-
-/// A Core Foundation error; never produced here.
-public final class CFError: Sendable {
-    private init() {}
-}
+// `CFAllocator` and `CFError` are declared in SecAccessControl.swift.
 
 /// An object that represents a task (a running program) and its code signature.
 ///

@@ -28,6 +28,9 @@ extension KeychainStore {
         /// ``LeaseSharing/automatic`` by default, which shares it through the access group's app-group container
         /// when ``accessGroup`` is set.
         public var leaseSharing: LeaseSharing
+        /// Whether each refresh token is kept behind the user's presence (Face ID, Touch ID or the passcode), in an
+        /// item of its own; `nil` (the default) keeps it in the record. See ``RefreshTokenProtection``.
+        public var refreshTokenProtection: RefreshTokenProtection?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -38,13 +41,15 @@ extension KeychainStore {
         ///   - previousAccessGroups: Groups to migrate records from.
         ///   - leaseSharing: Where refreshes are coordinated; with an access group, across the processes of its
         ///     app group by default.
+        ///   - refreshTokenProtection: Whether refresh tokens need the user's presence; `nil` for no.
         public init(
             service: String = "tether",
             accessGroup: String? = nil,
             accessibility: Accessibility = .afterFirstUnlock,
             synchronization: Synchronization = Synchronization(),
             previousAccessGroups: [String] = [],
-            leaseSharing: LeaseSharing = .automatic
+            leaseSharing: LeaseSharing = .automatic,
+            refreshTokenProtection: RefreshTokenProtection? = nil
         ) {
             self.service = service
             self.accessGroup = accessGroup
@@ -52,6 +57,7 @@ extension KeychainStore {
             self.synchronization = synchronization
             self.previousAccessGroups = previousAccessGroups
             self.leaseSharing = leaseSharing
+            self.refreshTokenProtection = refreshTokenProtection
         }
 
         /// Checks the rules the keychain would otherwise enforce with `errSecParam` at the first write.
@@ -76,6 +82,9 @@ extension KeychainStore {
                             + "must be .localOnly (or choose an accessibility without ThisDeviceOnly)"
                     )
                 }
+            }
+            if let protection = refreshTokenProtection {
+                try protection.validate(synchronization: synchronization)
             }
         }
     }

@@ -155,7 +155,7 @@ extension KeychainStore {
         return (found, data)
     }
 
-    private func isCurrent(_ found: FoundItem, _ kind: ItemKind) -> Bool {
+    func isCurrent(_ found: FoundItem, _ kind: ItemKind) -> Bool {
         isConfiguredGroup(found.accessGroup)
             && found.isSynchronizable == kind.sync.isSynchronizable
             && found.accessibility == configuration.accessibility.secValue as String

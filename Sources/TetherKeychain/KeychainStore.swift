@@ -27,6 +27,9 @@ import SecItemShim
 ///   ``Configuration/previousAccessGroups``) are rewritten on read: the new item is added before the old one is
 ///   deleted, so no step loses the record.
 /// - Damaged data throws ``CredentialStoreError/corrupted`` and is left in place.
+/// - With ``Configuration/refreshTokenProtection`` the refresh token lives in a second item that only the user's
+///   presence unlocks, and the record names it by fingerprint: reads never prompt, only a refresh does
+///   (<doc:ProtectingTheRefreshToken>).
 ///
 /// ## Processes
 /// The keychain has no conditional write. ``write(_:expecting:)`` reads the stored version and then updates the
@@ -53,6 +56,8 @@ public final class KeychainStore: CredentialStore {
     let fileLeases: FileLeases
     /// App groups and suspension, as the system answers them (or a test).
     let platform: KeychainPlatform
+    /// The authentication context of protected refresh-token reads (``Configuration/refreshTokenProtection``).
+    let authenticationContexts = AuthenticationContexts()
 
     #if canImport(Security)
     /// Creates a store over the keychain.
@@ -122,7 +127,7 @@ public final class KeychainStore: CredentialStore {
             guard let (found, data) = try readItem(kind, account: id.rawValue) else { return nil }
             let connection = try decode(data, id: id)
             migrateIfNeeded(kind, account: id.rawValue, found: found, data: data)
-            return connection
+            return lockRefreshTokenIfNeeded(connection, found: found)
         }
     }
 
@@ -145,15 +150,25 @@ public final class KeychainStore: CredentialStore {
                         + (stored.map { "version \($0.version)" } ?? "none")
                 )
             }
-            let written = connection.withVersion((stored?.version ?? 0) + 1)
-            let data = try ConnectionCodec.encodeForStore(written)
-            try put(
-                kind,
-                account: account,
-                data: data,
-                replacing: existing?.found,
-                allowsReplacingUnseen: precondition != .absent
-            )
+            var written = connection.withVersion((stored?.version ?? 0) + 1)
+            // With refreshTokenProtection the refresh token goes to an item of its own first, and the record only
+            // names it: a crash between the two leaves an extra item, never a record naming a missing one.
+            let added = try protectRefreshToken(in: &written)
+            do {
+                try put(
+                    kind,
+                    account: account,
+                    data: try ConnectionCodec.encodeForStore(written),
+                    replacing: existing?.found,
+                    allowsReplacingUnseen: precondition != .absent
+                )
+            } catch {
+                if let added { removeProtectedItem(of: connection.id, added) }
+                throw error
+            }
+            if let previous = stored?.tokens.lockedRefreshToken, previous != written.tokens.lockedRefreshToken {
+                removeProtectedItem(of: connection.id, previous)
+            }
             logger.debug(
                 "keychain.write",
                 metadata: ["keychain.connection": "\(connection.id)", "keychain.version": "\(written.version)"]
@@ -170,6 +185,7 @@ public final class KeychainStore: CredentialStore {
         let kind = ItemKind.connection(of: self)
         try await withWriterLock(kind, id.rawValue) {
             try deleteAll(kind, account: id.rawValue)
+            try deleteProtectedItems(of: id)
         }
     }
 
@@ -268,11 +284,44 @@ public final class KeychainStore: CredentialStore {
     }
 
     /// Runs `body` while no other task of this process reads or writes the same item.
-    private func withWriterLock<T>(_ kind: ItemKind, _ account: String, _ body: () throws -> T) async throws -> T {
+    func withWriterLock<T>(_ kind: ItemKind, _ account: String, _ body: () throws -> T) async throws -> T {
         let key = "\(kind.service)\u{0}\(account)"
         try await writers.lock(key)
         defer { writers.unlock(key) }
         return try body()
+    }
+
+    /// With ``Configuration/refreshTokenProtection``, moves the refresh token of a record written without it into a
+    /// protected item, best effort: on failure (a device without a passcode) the record is returned as it is.
+    private func lockRefreshTokenIfNeeded(_ connection: Connection, found: FoundItem) -> Connection {
+        let kind = ItemKind.connection(of: self)
+        guard configuration.refreshTokenProtection != nil, connection.tokens.refreshToken != nil,
+            isCurrent(found, kind)
+        else { return connection }
+        var locked = connection
+        do {
+            let added = try protectRefreshToken(in: &locked)
+            do {
+                try put(
+                    kind,
+                    account: connection.id.rawValue,
+                    data: try ConnectionCodec.encodeForStore(locked),
+                    replacing: found,
+                    allowsReplacingUnseen: true
+                )
+            } catch {
+                if let added { removeProtectedItem(of: connection.id, added) }
+                throw error
+            }
+            logger.debug("keychain.refresh_token.migrated", metadata: ["keychain.connection": "\(connection.id)"])
+            return locked
+        } catch {
+            logger.debug(
+                "keychain.refresh_token.migration_failed",
+                metadata: ["keychain.connection": "\(connection.id)", "keychain.error": "\(error)"]
+            )
+            return connection
+        }
     }
 
     private func decode(_ data: Data, id: ConnectionID) throws -> Connection {

@@ -10,8 +10,13 @@ public import Foundation
 public struct TokenSet: Sendable, Hashable, Codable {
     /// The access token; `nil` when a record holds only a refresh token (it is then refreshed before use).
     public var accessToken: AccessToken?
-    /// The refresh token, if the provider issued one.
+    /// The refresh token, if the provider issued one and it is in hand. `nil` as well when the store keeps it locked
+    /// behind the user's presence: then ``lockedRefreshToken`` names it (see ``hasRefreshToken``).
     public var refreshToken: RefreshToken?
+    /// The fingerprint of a refresh token that the store keeps locked behind the user's presence (Face ID, Touch ID
+    /// or the passcode), set instead of ``refreshToken``; a ``Session`` asks the store to unlock it only when it
+    /// refreshes. `nil` when the refresh token is in hand or there is none.
+    public package(set) var lockedRefreshToken: RefreshTokenFingerprint?
     /// The OpenID Connect ID token, if any.
     public var idToken: IDToken?
     /// The token type, as the provider spelled it (`Bearer` in practice).
@@ -83,7 +88,10 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// - Returns: The merged token set.
     public func applying(_ response: TokenResponse, receivedAt: Date) -> TokenSet {
         var next = TokenSet(response, receivedAt: receivedAt)
-        if next.refreshToken == nil { next.refreshToken = refreshToken }
+        if next.refreshToken == nil {
+            next.refreshToken = refreshToken
+            next.lockedRefreshToken = lockedRefreshToken
+        }
         if next.idToken == nil { next.idToken = idToken }
         if next.scopes == nil { next.scopes = scopes }
         return next
@@ -91,7 +99,56 @@ public struct TokenSet: Sendable, Hashable, Codable {
 
     /// Whether the refresh token differs from the one in `other` (the provider rotated it).
     public func rotatesRefreshToken(of other: TokenSet) -> Bool {
-        refreshToken != nil && refreshToken != other.refreshToken
+        refreshToken != nil && refreshTokenFingerprint != other.refreshTokenFingerprint
+    }
+
+    /// Whether there is a refresh token, in hand or locked in the store.
+    public var hasRefreshToken: Bool { refreshToken != nil || lockedRefreshToken != nil }
+
+    /// The fingerprint of the refresh token, in hand or locked; `nil` when there is none. Two token sets hold the
+    /// same refresh token when their fingerprints are equal.
+    public var refreshTokenFingerprint: RefreshTokenFingerprint? {
+        refreshToken.map(RefreshTokenFingerprint.init(of:)) ?? lockedRefreshToken
+    }
+
+    /// The same tokens with the refresh token replaced by its fingerprint, for a store that keeps it locked.
+    package func lockingRefreshToken() -> TokenSet {
+        var locked = self
+        if let refreshToken {
+            locked.lockedRefreshToken = RefreshTokenFingerprint(of: refreshToken)
+            locked.refreshToken = nil
+        }
+        return locked
+    }
+
+    /// The same tokens with a locked refresh token replaced by the token itself.
+    /// - Parameter token: The unlocked refresh token; its fingerprint must be ``lockedRefreshToken``.
+    package func unlocking(with token: RefreshToken) -> TokenSet {
+        var unlocked = self
+        unlocked.refreshToken = token
+        unlocked.lockedRefreshToken = nil
+        return unlocked
+    }
+}
+
+extension TokenSet {
+    /// Equal when every value is, the refresh token compared by fingerprint: a token set whose refresh token is
+    /// locked in the store equals the same tokens with the refresh token in hand.
+    public static func == (lhs: TokenSet, rhs: TokenSet) -> Bool {
+        lhs.accessToken == rhs.accessToken && lhs.refreshTokenFingerprint == rhs.refreshTokenFingerprint
+            && lhs.idToken == rhs.idToken && lhs.tokenType == rhs.tokenType && lhs.scopes == rhs.scopes
+            && lhs.receivedAt == rhs.receivedAt && lhs.expiresAt == rhs.expiresAt
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(accessToken)
+        hasher.combine(refreshTokenFingerprint)
+        hasher.combine(idToken)
+        hasher.combine(tokenType)
+        hasher.combine(scopes)
+        hasher.combine(receivedAt)
+        hasher.combine(expiresAt)
     }
 }
 

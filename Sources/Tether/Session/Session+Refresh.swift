@@ -127,11 +127,16 @@ extension Session {
         return false
     }
 
-    /// The stored token, when a recent transient failure asked for a pause and the token has not expired.
+    /// The stored token, when a recent transient failure asked for a pause and the token has not expired, or when
+    /// the user declined to unlock the refresh token (``CredentialStoreError/locked``): the user is asked again once
+    /// the token has expired, not at every call meanwhile.
     func usableDuringBackoff(_ record: Connection, now: Date) -> AccessToken? {
-        guard case .transient(_, let nextAttempt?) = lastFailure, now < nextAttempt,
-            let token = record.tokens.accessToken, !isExpired(record.tokens)
-        else { return nil }
+        switch lastFailure {
+        case .transient(_, let nextAttempt?) where now < nextAttempt: break
+        case .storage(let error) where error == .locked: break
+        default: return nil
+        }
+        guard let token = record.tokens.accessToken, !isExpired(record.tokens) else { return nil }
         return token
     }
 
@@ -158,7 +163,7 @@ extension Session {
         let flight = startRefresh(rejecting: rejected, claims: claims, refused: refused)
         do {
             return try await flight.value()
-        } catch let error as SessionError where error == .offline {
+        } catch let error as SessionError where error == .offline || Self.isLocked(error) {
             if let record, let token = record.tokens.accessToken, allowingUnexpired || token != rejected,
                 !isExpired(record.tokens)
             {
@@ -166,6 +171,11 @@ extension Session {
             }
             throw error
         }
+    }
+
+    /// Whether the error says that the user declined to unlock the refresh token (``CredentialStoreError/locked``).
+    static func isLocked(_ error: SessionError) -> Bool {
+        (error.cause as? CredentialStoreError) == .locked
     }
 
     /// Installs a refresh flight, or returns the one in flight. No `await` between the check and the install.
@@ -259,6 +269,9 @@ extension Session {
         {
             logger.debug("Using the token another refresh stored", metadata: ["store.version": "\(current.version)"])
             return current
+        }
+        if current.tokens.refreshToken == nil, let fingerprint = current.tokens.lockedRefreshToken {
+            current.tokens = current.tokens.unlocking(with: try await unlockRefreshToken(of: current, fingerprint))
         }
         guard let refreshToken = current.tokens.refreshToken else {
             if refused, let rejected, current.tokens.accessToken == rejected {
@@ -373,6 +386,42 @@ extension Session {
                 ]
             )
             return written
+        }
+    }
+
+    /// Asks the store to unlock a refresh token it keeps behind the user's presence (``RefreshTokenUnlocking``):
+    /// the one moment the user may be asked, once per refresh, under the lease.
+    /// - Throws: ``SessionError/storageUnavailable`` with ``CredentialStoreError/locked`` when the user canceled (the
+    ///   record is kept); ``SessionError/needsSignIn`` when the token can never be unlocked again (the tokens are
+    ///   removed, the account kept); another storage ``SessionError`` when the store fails.
+    func unlockRefreshToken(
+        of current: Connection,
+        _ fingerprint: RefreshTokenFingerprint
+    ) async throws -> RefreshToken {
+        guard let unlocking = store as? any RefreshTokenUnlocking else {
+            throw storageFailure(
+                CredentialStoreError.invalidConfiguration.with(
+                    message: "The record of \(id) holds a locked refresh token, but its store cannot unlock one"
+                )
+            )
+        }
+        do {
+            let token = try await unlocking.unlockRefreshToken(for: id, fingerprint: fingerprint)
+            guard RefreshTokenFingerprint(of: token) == fingerprint else {
+                throw storageFailure(
+                    CredentialStoreError.corrupted.with(
+                        message: "The store unlocked another refresh token than the record of \(id) names"
+                    )
+                )
+            }
+            return token
+        } catch let error as CredentialStoreError {
+            throw storageFailure(error)
+        } catch let error as RefreshError {
+            guard case .permanent(let reason) = error.kind else {
+                throw storageFailure(CredentialStoreError.io.with(message: error.message, cause: error))
+            }
+            try await endGrant(current, reason: reason, failure: error)
         }
     }
 
@@ -545,7 +594,7 @@ extension Session {
                     base = newer
                     continue
                 }
-                guard newer.tokens.refreshToken == current.tokens.refreshToken else {
+                guard newer.tokens.refreshTokenFingerprint == current.tokens.refreshTokenFingerprint else {
                     logger.debug("The record's tokens changed during the refresh; keeping the newer record")
                     return newer
                 }
@@ -595,6 +644,13 @@ extension Session {
             let failure = RefreshError.transient(error.message)
             lastFailure = .transient(failure, nextAttempt: nil)
             return SessionError(.offline, error.message, accountHint: record?.account, cause: error)
+        }
+        if error == .locked {
+            // The record was read; only its refresh token stays locked. Keep it loaded, so that the stored access
+            // token is handed out until it expires without asking the user again.
+            lastFailure = .storage(error)
+            logger.debug("The user did not unlock the refresh token")
+            return SessionError(.storageUnavailable, error.message, accountHint: record?.account, cause: error)
         }
         lastFailure = error.isConfigurationError ? .configuration(error.message) : .storage(error)
         isLoaded = false

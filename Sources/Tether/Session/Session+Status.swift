@@ -80,7 +80,7 @@ extension Session {
             return .needsSignIn(reason: reason, accountHint: record.account)
         }
         let accessTokenAlive = tokens.accessToken != nil && (tokens.expiresAt.map { $0 > now } ?? true)
-        guard tokens.refreshToken != nil || accessTokenAlive else {
+        guard tokens.hasRefreshToken || accessTokenAlive else {
             let reason: SignInReason = tokens.accessToken == nil ? .grantRevoked : .sessionExpired
             return .needsSignIn(reason: reason, accountHint: record.account)
         }

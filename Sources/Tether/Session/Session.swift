@@ -41,6 +41,10 @@ public import Logging
 /// - Configuration: the status becomes ``ConnectionStatus/misconfigured(problem:)``.
 /// - A store that cannot be read yet gives ``ConnectionStatus/storageUnavailable(_:)`` — never "signed out".
 ///   Call ``restore()`` again when protected data becomes available.
+/// - A store that keeps the refresh token behind the user's presence (`KeychainStore` with
+///   `refreshTokenProtection`) is asked to unlock it once per refresh, never for a fresh access token. When the user
+///   declines, the status is ``ConnectionStatus/storageUnavailable(_:)`` with ``CredentialStoreError/locked``, the
+///   unexpired access token is still handed out, and the next refresh asks again.
 public actor Session {
     /// The connection this session keeps.
     public nonisolated let id: ConnectionID
@@ -171,10 +175,14 @@ public actor Session {
     func adopt(_ record: Connection?) {
         var record = record
         if let pending = unsavedRefresh {
-            if var overlaid = record, overlaid.tokens.refreshToken == pending.base.tokens.refreshToken {
+            if var overlaid = record,
+                overlaid.tokens.refreshTokenFingerprint == pending.base.tokens.refreshTokenFingerprint
+            {
                 overlaid.tokens = pending.updated.tokens
                 record = overlaid
-            } else if record == nil || record?.tokens.refreshToken != pending.updated.tokens.refreshToken {
+            } else if record == nil
+                || record?.tokens.refreshTokenFingerprint != pending.updated.tokens.refreshTokenFingerprint
+            {
                 unsavedRefresh = nil
                 if case .unsavedTokens = lastFailure { lastFailure = nil }
             }
@@ -201,7 +209,7 @@ public actor Session {
     func watchExpiry() {
         expiryWatch?.cancel()
         expiryWatch = nil
-        guard let tokens = record?.tokens, tokens.refreshToken == nil, let expiresAt = tokens.expiresAt else { return }
+        guard let tokens = record?.tokens, !tokens.hasRefreshToken, let expiresAt = tokens.expiresAt else { return }
         let remaining = expiresAt.timeIntervalSince(dateSource.now)
         guard remaining > 0 else { return }
         let clock = self.clock
@@ -268,7 +276,7 @@ public actor Session {
         if case .restoring = activity { activity = .idle }
         if case .configuration = lastFailure { lastFailure = nil }
         adopt(record)
-        if let record, let grantCheck, record.tokens.refreshToken != nil || record.tokens.accessToken != nil {
+        if let record, let grantCheck, record.tokens.hasRefreshToken || record.tokens.accessToken != nil {
             do {
                 if case .revoked(let reason) = try await grantCheck.grantStatus(of: record) {
                     // endGrant records the outcome (tokens removed, needs sign-in) and always throws.
@@ -287,7 +295,7 @@ public actor Session {
                 )
             }
         }
-        guard let record = self.record, needsRefresh(record, now: dateSource.now), record.tokens.refreshToken != nil
+        guard let record = self.record, needsRefresh(record, now: dateSource.now), record.tokens.hasRefreshToken
         else {
             publishStatus()
             return status

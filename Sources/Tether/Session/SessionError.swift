@@ -42,7 +42,8 @@ public struct SessionError: TetherError {
     /// The provider could not be reached or failed transiently; the session and its tokens are kept. The cause
     /// is the last ``RefreshError``.
     public static let offline = SessionError(.offline, "The provider could not be reached")
-    /// The secure store cannot be read yet or is damaged; the cause is the ``CredentialStoreError``. Nothing
+    /// The secure store cannot be read yet or is damaged, or the user declined to unlock a refresh token kept
+    /// behind their presence (``CredentialStoreError/locked``); the cause is the ``CredentialStoreError``. Nothing
     /// was deleted.
     public static let storageUnavailable = SessionError(.storageUnavailable, "The secure store is not available")
     /// The refresher or the store is configured wrongly; ``message`` says how.

@@ -19,7 +19,9 @@ public enum ConnectionStatus: Sendable, Equatable, CustomStringConvertible {
     /// kept; `nextAttempt` is when a retry is due (`nil` when the next call will retry).
     case offline(account: Account, nextAttempt: Date?, lastError: RefreshError)
     /// The secure store cannot be read yet (before first unlock, app prewarming), is damaged, or refused to store
-    /// refreshed tokens. Never the same as signed out: nothing was deleted. In the last case the session keeps the
+    /// refreshed tokens; or the refresh token is kept behind the user's presence and the user canceled the prompt
+    /// (``CredentialStoreError/locked``: asked again at the next refresh). Never the same as signed out: nothing was
+    /// deleted. In the last case the session keeps the
     /// new tokens in memory, still hands them out, and writes them on the next call until the store takes them.
     case storageUnavailable(CredentialStoreError)
     /// The grant is gone; the user must sign in again. `accountHint` names the account to preselect.
@@ -132,6 +134,21 @@ public struct SignInReason: Sendable, Hashable, CustomStringConvertible {
     public static let sessionExpired = SignInReason(
         code: "session_expired",
         message: "The sign-in expired and cannot be renewed"
+    )
+    /// The refresh token was kept behind the device's current Face ID or Touch ID enrolment, and the enrolment
+    /// changed (a face or finger added or removed), which invalidated it: the app must let the user sign in again,
+    /// so that a newly enrolled person does not inherit the sign-in.
+    public static let biometryChanged = SignInReason(
+        code: "biometry_changed",
+        message: "The device's Face ID or Touch ID changed, so the saved sign-in can no longer be unlocked; sign in "
+            + "again"
+    )
+    /// The refresh token was kept behind the user's presence and can no longer be unlocked: the device's passcode
+    /// was removed, or its biometry was reset.
+    public static let protectionLost = SignInReason(
+        code: "protection_lost",
+        message: "The device's passcode or biometry changed, so the saved sign-in can no longer be unlocked; sign in "
+            + "again"
     )
     /// The provider disabled the user.
     public static let userDisabled = SignInReason(code: "user_disabled", message: "The account was disabled")

@@ -44,11 +44,20 @@ public struct CredentialStoreError: TetherError {
     )
     /// The file system or platform store failed.
     public static let io = CredentialStoreError("io", "The secure store could not be accessed")
+    /// The refresh token is kept behind the user's presence (Face ID, Touch ID or the passcode), and the user
+    /// canceled or failed the authentication that unlocks it. Transient: nothing was deleted, a fresh access token
+    /// still works, and the next refresh asks again. A ``Session`` then reports
+    /// ``ConnectionStatus/storageUnavailable(_:)`` with this error, never "signed out".
+    public static let locked = CredentialStoreError(
+        "locked",
+        "The refresh token stays locked until the user authenticates"
+    )
 
-    /// Whether retrying later may succeed (``unavailable``, ``leaseTimeout``, ``versionConflict``, ``io``).
+    /// Whether retrying later may succeed (``unavailable``, ``leaseTimeout``, ``versionConflict``, ``io``,
+    /// ``locked``).
     public var isTransient: Bool {
         switch self {
-        case .unavailable, .leaseTimeout, .versionConflict, .io: true
+        case .unavailable, .leaseTimeout, .versionConflict, .io, .locked: true
         default: false
         }
     }
