@@ -6,7 +6,7 @@ extension Session {
     public var status: ConnectionStatus {
         var isRestoring = false
         var isRefreshing = false
-        switch activity {
+        switch bookkeeping.activity {
         case .idle: break
         case .restoring: isRestoring = true
         case .refreshing: isRefreshing = true
@@ -16,7 +16,7 @@ extension Session {
             isLoaded: isLoaded,
             isRestoring: isRestoring,
             isRefreshing: isRefreshing,
-            lastFailure: lastFailure,
+            lastFailure: bookkeeping.lastFailure,
             now: dateSource.now
         )
     }

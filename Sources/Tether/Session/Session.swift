@@ -69,12 +69,9 @@ public actor Session {
     /// ``validAccessToken(minimumLifetime:)`` runs on the caller's executor and costs a lock and a clock read.
     /// Written only by ``adopt(_:)``, so it never runs ahead of ``record``.
     nonisolated let hotToken = LockedState<(token: AccessToken, freshUntil: Date)?>(nil)
-    /// What the session is doing now.
-    var activity = Activity.idle
-    /// The outcome of the last refresh or store access, when it was a failure.
-    var lastFailure: Failure?
-    /// Counts refresh flights, so that a finishing flight clears only its own slot.
-    var generation: UInt64 = 0
+    /// What the session remembers about its refreshes: the refresh in flight, the last failure, unsaved tokens, the
+    /// refresh that got no answer.
+    var bookkeeping = RefreshBookkeeping()
     /// Status subscribers.
     var subscribers: [UInt64: AsyncStream<ConnectionStatus>.Continuation] = [:]
     var nextSubscriberID: UInt64 = 0
@@ -83,33 +80,8 @@ public actor Session {
     /// Wakes the session when a token without a refresh token expires, so the status follows the clock.
     var expiryWatch: Task<Void, Never>?
     var random = SystemRandomNumberGenerator()
-    /// Refreshed tokens the store refused to take, the only copy of a rotated refresh token: `updated` holds them,
-    /// `base` is the stored record they replace, `error` why the last write failed. The session hands them out and
-    /// writes them again on the next call (see ``retryUnsavedWrite()``).
-    var unsavedRefresh: (updated: Connection, base: Connection, error: CredentialStoreError)?
-    /// Whether ``retryUnsavedWrite()`` is writing, so that concurrent callers do not write twice.
-    var isSavingUnsaved = false
-    /// Time since the last refresh ``forceRefresh(rejecting:)`` started, on the injected clock; `nil` before one.
-    var sinceForcedRefresh: (@Sendable () -> Duration)?
-    /// The refresh token of the last refresh whose outcome is unknown (sent, but no usable answer came back), until
-    /// a refresh succeeds: an `invalid_grant` for this token then means the answer that rotated it was lost.
-    var unansweredRefreshToken: RefreshToken?
-    /// When the first refresh with ``unansweredRefreshToken`` that got no answer was sent (or, in a refresh worker,
-    /// the time its caller passed on): an answer that comes later may be a grace replay of tokens issued then, with
-    /// `expires_in` counted from then, so their lifetime is counted from this time (see ``answerMayDateFrom(_:)``).
-    var unansweredSince: Date?
     /// What the session counted since it was created (see ``counters``).
     var counts = Counters()
-
-    /// What the session is doing.
-    enum Activity {
-        /// Nothing in flight.
-        case idle
-        /// ``restore()`` is reading the store.
-        case restoring
-        /// A refresh is in flight; callers join `flight`. `generation` identifies it.
-        case refreshing(flight: SharedFlight<Connection>, generation: UInt64)
-    }
 
     /// The last failure that the status reflects. Cleared by the next success.
     package enum Failure: Sendable {
@@ -173,27 +145,14 @@ public actor Session {
     /// Refreshed tokens the store has not taken yet stay the truth over a stored record that still holds the
     /// tokens they replaced; a record with other tokens (a new sign-in) or none supersedes them.
     func adopt(_ record: Connection?) {
-        var record = record
-        if let pending = unsavedRefresh {
-            if var overlaid = record,
-                overlaid.tokens.refreshTokenFingerprint == pending.base.tokens.refreshTokenFingerprint
-            {
-                overlaid.tokens = pending.updated.tokens
-                record = overlaid
-            } else if record == nil
-                || record?.tokens.refreshTokenFingerprint != pending.updated.tokens.refreshTokenFingerprint
-            {
-                unsavedRefresh = nil
-                if case .unsavedTokens = lastFailure { lastFailure = nil }
-            }
-        }
+        let record = bookkeeping.overlayUnsaved(on: record)
         self.record = record
         isLoaded = true
-        if case .storage = lastFailure { lastFailure = nil }
+        bookkeeping.recordAdopted()
         freshUntil = Self.freshUntil(record?.tokens, configuration: configuration)
         // While tokens are unsaved, every caller goes through the actor, which writes them again.
         let hot =
-            unsavedRefresh == nil ? record?.tokens.accessToken.map { (token: $0, freshUntil: freshUntil) } : nil
+            bookkeeping.unsaved == nil ? record?.tokens.accessToken.map { (token: $0, freshUntil: freshUntil) } : nil
         hotToken.withLock { $0 = hot }
         watchExpiry()
     }
@@ -226,7 +185,7 @@ public actor Session {
         do {
             adopt(try await store.read(id))
         } catch let error as CredentialStoreError {
-            lastFailure = error.isConfigurationError ? .configuration(error.message) : .storage(error)
+            bookkeeping.lastFailure = error.isConfigurationError ? .configuration(error.message) : .storage(error)
             publishStatus()
             throw Self.sessionError(for: error)
         }
@@ -256,25 +215,25 @@ public actor Session {
         let budgetElapsed = Self.timer(on: clock, for: configuration.restoreBudget)
         logger.trace("Restoring connection")
         isLoaded = false
-        if case .idle = activity { activity = .restoring }
+        bookkeeping.beginRestore()
         publishStatus()
         let record: Connection?
         do {
             record = try await store.read(id)
         } catch let error as CredentialStoreError {
-            if case .restoring = activity { activity = .idle }
-            lastFailure = error.isConfigurationError ? .configuration(error.message) : .storage(error)
+            bookkeeping.endRestore()
+            bookkeeping.lastFailure = error.isConfigurationError ? .configuration(error.message) : .storage(error)
             logger.debug("Restore could not read the store", metadata: ["store.error": "\(error.message)"])
             publishStatus()
             return status
         } catch {
-            if case .restoring = activity { activity = .idle }
-            lastFailure = .storage(CredentialStoreError.io.with(message: "The store failed", cause: error))
+            bookkeeping.endRestore()
+            bookkeeping.lastFailure = .storage(CredentialStoreError.io.with(message: "The store failed", cause: error))
             publishStatus()
             return status
         }
-        if case .restoring = activity { activity = .idle }
-        if case .configuration = lastFailure { lastFailure = nil }
+        bookkeeping.endRestore()
+        if case .configuration = bookkeeping.lastFailure { bookkeeping.lastFailure = nil }
         adopt(record)
         if let record, let grantCheck, record.tokens.hasRefreshToken || record.tokens.accessToken != nil {
             do {
@@ -358,8 +317,7 @@ public actor Session {
                 connection,
                 expecting: existing.map { .version($0.version) } ?? .absent
             )
-            lastFailure = nil
-            unsavedRefresh = nil
+            bookkeeping.recordReplaced()
             adopt(written)
             logger.debug("Signed in", metadata: ["store.version": "\(written.version)"])
             publishStatus()
@@ -431,15 +389,14 @@ public actor Session {
     /// Reads, deletes and revokes the record that is current at the time of the delete.
     private func signOutHoldingLease() async throws {
         let existing = try? await store.read(id)
-        let toRevoke = unsavedRefresh?.updated ?? existing ?? record
+        let toRevoke = bookkeeping.unsaved?.updated ?? existing ?? record
         do {
             try await store.delete(id)
         } catch let error as CredentialStoreError {
             logger.debug("Sign-out could not delete the record", metadata: ["store.error": "\(error.message)"])
             throw storageFailure(error)
         }
-        lastFailure = nil
-        unsavedRefresh = nil
+        bookkeeping.recordReplaced()
         adopt(nil)
         publishStatus()
         logger.debug("Signed out")
