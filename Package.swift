@@ -195,7 +195,11 @@ let package = Package(
         // LocalAuthentication's `LAContext` (names, no behaviour), for the keychain's authentication context.
         .target(name: "LocalAuthenticationShim"),
         // An in-memory keychain that follows Apple's SecItem rules; not a product: only the tests use it.
-        .target(name: "KeychainSimulator", dependencies: ["SecItemShim", "LocalAuthenticationShim"]),
+        .target(
+            name: "KeychainSimulator",
+            dependencies: ["SecItemShim", "LocalAuthenticationShim"],
+            path: "Tests/Support/KeychainSimulator"
+        ),
 
         // MARK: PostgreSQL store (not a dependency of the core product)
         .target(

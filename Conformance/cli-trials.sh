@@ -98,9 +98,9 @@ run "logout after signing in again (method kept)" "exit 0, revoke_token with cli
     sh -c "'$T' login basic --revocation-endpoint '$I/revoke_token/' >/dev/null 2>&1; '$T' logout basic"
 
 home device
-run "device flow with openid" "exit 0, connection saved without an ID token (issue 18 §1)" -- \
+run "device flow with openid" "exit 0, connection saved without an ID token" -- \
     device dev1 tether-device "openid profile email offline_access read"
-run "device flow without openid" "exit 0, connection saved without userinfo (issue 18 §1)" -- \
+run "device flow without openid" "exit 0, connection saved without userinfo" -- \
     device dev2 tether-device "offline_access read"
 run "device flow, confidential client" "exit 0, client_auth=basic with client_id in the body" -- \
     device dev3 tether-device-confidential "read" --client-secret-file "$work/tether-device-confidential.secret" \
@@ -143,7 +143,7 @@ home resources
 log >/dev/null
 expire access
 run "a token the server expired early, DOT's default resource (403, no challenge)" \
-    "403 without a challenge: no refresh today (issue 18 §4 would decide)" -- "$T" request pub "$B/api/resource/"
+    "403 without a challenge: no refresh today" -- "$T" request pub "$B/api/resource/"
 run "the same at an RFC 6750 resource (401 invalid_token)" "one refresh, one retry, exit 0" -- \
     "$T" request pub "$B/api/resource-rfc6750/"
 expire all

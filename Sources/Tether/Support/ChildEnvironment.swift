@@ -5,7 +5,7 @@
 /// its own children, and shows it in `/proc/<pid>/environ` to every process of the same user.
 package enum ChildEnvironment {
     /// The prefix of every variable Tether reads; none of them is passed on.
-    package static let privatePrefix = "TETHER_"
+    private static let privatePrefix = "TETHER_"
 
     /// `environment` without the variables Tether reads (every `TETHER_*` variable).
     /// - Parameter environment: The parent's environment.

@@ -49,5 +49,5 @@ package final class SharedFlight<Value: Sendable>: Sendable {
     }
 
     /// Whether the flight has completed.
-    package var isResolved: Bool { state.withLock { $0.result != nil } }
+    private var isResolved: Bool { state.withLock { $0.result != nil } }
 }

@@ -35,7 +35,7 @@ package actor KeyStore {
     private let logger: Logger
 
     /// The most fetches that start within one `minimumRefetchInterval`, counting those for unknown `kid`s.
-    package static let maximumFetchesPerInterval = 4
+    private static let maximumFetchesPerInterval = 4
 
     private var cached: Cached?
     private var lastFetchStart: Duration?

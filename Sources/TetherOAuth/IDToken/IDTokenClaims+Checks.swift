@@ -128,7 +128,7 @@ extension IDTokenClaims {
     }
 
     /// Whether `iss` is the expected issuer or an alternative, with `{tenantid}` templates filled from `tid`.
-    package static func issuerMatches(_ issuer: String, tenantID: String?, expectations: IDTokenExpectations) -> Bool {
+    private static func issuerMatches(_ issuer: String, tenantID: String?, expectations: IDTokenExpectations) -> Bool {
         let placeholder = "{tenantid}"
         for candidate in [expectations.issuer] + expectations.alternativeIssuers {
             if candidate.contains(placeholder) {
@@ -147,7 +147,7 @@ extension IDTokenClaims {
     }
 
     /// Byte-wise equality.
-    package static func exactlyEqual(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
+    private static func exactlyEqual(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.elementsEqual(rhs.utf8) }
 
     /// Equality whose running time does not depend on where the strings first differ.
     package static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {

@@ -346,10 +346,10 @@ package final class LibSecret: @unchecked Sendable {
 ///     gpointer reserved1 … reserved7;       // offsets 536 … 584
 /// } SecretSchema;                           // 592 bytes
 /// ```
-package enum SchemaLayout {
-    package static let attributeCapacity = 32
-    package static let attributeStride = MemoryLayout<UnsafeRawPointer>.size * 2
-    package static let attributesOffset = MemoryLayout<UnsafeRawPointer>.size * 2
+private enum SchemaLayout {
+    static let attributeCapacity = 32
+    static let attributeStride = MemoryLayout<UnsafeRawPointer>.size * 2
+    static let attributesOffset = MemoryLayout<UnsafeRawPointer>.size * 2
     package static let size =
         attributesOffset + attributeCapacity * attributeStride + 8 * MemoryLayout<UnsafeRawPointer>.size
 }

@@ -21,7 +21,7 @@ package struct SecretServiceKeyring: KeyringBackend {
     }
 
     /// The environment variable that turns the Secret Service off for Tether (`0`, `no`, `off` or `false`).
-    package static let switchVariable = "TETHER_SECRET_SERVICE"
+    private static let switchVariable = "TETHER_SECRET_SERVICE"
 
     /// The keyring for a process with `environment`, or why there is none to try.
     ///

@@ -34,7 +34,7 @@ public final class SecretServiceStore: CredentialStore {
     let writeMutex = AsyncKeyedMutex()
 
     /// The schema of record items.
-    package static let recordSchema = LibSecret.Schema(
+    private static let recordSchema = LibSecret.Schema(
         name: "org.tether.Connection",
         attributes: ["application", "namespace", "connection"]
     )

@@ -19,11 +19,11 @@ package import Foundation
 /// names both.
 package enum VaultRecordFormat {
     package static let magic = Data("TVLT".utf8)
-    package static let currentVersion: UInt16 = 1
-    package static let headerCount = 14
-    package static let nonceCount = 12
-    package static let tagCount = 16
-    package static let minimumCount = headerCount + nonceCount + tagCount
+    private static let currentVersion: UInt16 = 1
+    private static let headerCount = 14
+    private static let nonceCount = 12
+    private static let tagCount = 16
+    private static let minimumCount = headerCount + nonceCount + tagCount
 
     /// Encrypts a record.
     /// - Parameter binding: What the record belongs to, authenticated with it; the connection identifier by default.
