@@ -171,7 +171,7 @@ public struct AuthorizedClient: Sendable {
             default:
                 // Only a server that asked to be called again later (429, 503) is retried: after another 5xx the
                 // request may have taken effect, and the caller knows best whether to repeat it.
-                guard case .throttled(let retryAfter) = RetryPolicy.classify(response, body: data) else {
+                guard case .throttled(let retryAfter) = FailureClassifier.classify(response, body: data) else {
                     throw server(response, data, target: target)
                 }
                 let delay = retryAfter ?? configuration.defaultRetryDelay
@@ -245,7 +245,7 @@ public struct AuthorizedClient: Sendable {
             message: "\(target) answered HTTP \(response.status.code)",
             httpStatus: response.status.code,
             serverMessage: Self.serverMessage(data),
-            retryAfter: RetryPolicy.retryAfter(response.headerFields)
+            retryAfter: FailureClassifier.retryAfter(response.headerFields)
         )
     }
 

@@ -119,7 +119,7 @@ enum CalendarFailurePolicy {
         // when to come back (Graph's throttling, https://learn.microsoft.com/graph/throttling), else an outage.
         var fields = HTTPFields()
         if let retryAfter = response?.retryAfter { fields[.retryAfter] = "\(retryAfter.components.seconds)" }
-        switch RetryPolicy.classify(HTTPResponse(status: .init(code: status), headerFields: fields)) {
+        switch FailureClassifier.classify(HTTPResponse(status: .init(code: status), headerFields: fields)) {
         case .throttled(let retryAfter) where status == 429 || retryAfter != nil: return .rateLimited
         case .throttled, .transient: return .offline
         case .permanent: return .api
