@@ -136,7 +136,7 @@ struct BadTokenResponseTests {
                 id: "dev",
                 store: store,
                 refresher: try client(name),
-                configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1)),
+                configuration: Session.Configuration(retry: Backoff(maximumAttempts: 1)),
                 clock: clock,
                 dateSource: clock.dateSource,
                 logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })

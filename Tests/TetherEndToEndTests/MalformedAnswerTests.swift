@@ -99,7 +99,7 @@ struct MalformedAnswerTests {
             id: "canned",
             store: store,
             refresher: try fixture.client(),
-            configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1)),
+            configuration: Session.Configuration(retry: Backoff(maximumAttempts: 1)),
             clock: fixture.clock,
             dateSource: fixture.clock.dateSource,
             logger: Self.quiet

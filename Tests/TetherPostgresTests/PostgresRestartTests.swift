@@ -69,7 +69,7 @@ extension PostgresStoreTests {
                 id: "session",
                 store: store,
                 refresher: refresher,
-                configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1))
+                configuration: Session.Configuration(retry: Backoff(maximumAttempts: 1))
             )
             // The tokens expired long ago: restoring may refresh them, with the database up.
             #expect(await session.restore().isConnected)

@@ -60,7 +60,7 @@ struct RefreshSchedulerTests {
         harness: ProviderHarness,
         refresher: (any TokenRefresher)? = nil,
         configuration: RefreshScheduler.Configuration = .init(
-            session: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1, jitter: 0)),
+            session: Session.Configuration(retry: Backoff(maximumAttempts: 1, jitter: 0)),
             batchSize: 10,
             concurrency: 4
         ),
@@ -280,7 +280,7 @@ struct RefreshSchedulerTests {
                 store,
                 harness: harness,
                 configuration: .init(
-                    session: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1, jitter: 0)),
+                    session: Session.Configuration(retry: Backoff(maximumAttempts: 1, jitter: 0)),
                     batchSize: 10,
                     concurrency: 1
                 ),

@@ -27,8 +27,10 @@ public import Logging
 /// - A request over plain `http` to a host other than loopback (127.0.0.0/8, `::1`, `localhost`) is refused
 ///   with ``AuthorizedClientError/insecureTransport`` before a token is read, since anyone on the path could
 ///   read the bearer token (RFC 6750 §5.3).
-/// - `429` and `503` with `Retry-After` are retried with bounded backoff, for idempotent methods (or any method
-///   when the caller opts in).
+/// - `429` and `503` are retried after the wait `Retry-After` asks for, or the ``Configuration/backoff``'s, a
+///   bounded number of times, for idempotent methods (or any method when the caller opts in). What is retried is
+///   decided once for all of Tether (`FailureClassifier`); an API client adds what its error bodies say, as the
+///   calendar clients do for Google's rate limits answered with `403`.
 ///
 /// ```swift
 /// let api = AuthorizedClient(session: session, transport: URLSessionTransport())
@@ -39,31 +41,80 @@ public import Logging
 public struct AuthorizedClient: Sendable {
     /// How the client retries.
     public struct Configuration: Sendable {
-        /// Attempts for `429` / `503` with `Retry-After`, the first included; 3 by default.
-        public var maximumAttempts: Int
-        /// The longest `Retry-After` honoured; 30 seconds by default. A longer one ends the call at once.
-        public var maximumRetryDelay: Duration
-        /// The delay when `Retry-After` is missing or an HTTP date; 1 second by default.
-        public var defaultRetryDelay: Duration
+        /// The attempts and waits after a server asked to be called again later (`429`, `503`): 3 attempts, the
+        /// first included, 1 second apart unless `Retry-After` asks for up to 30 seconds (``defaultBackoff``). A
+        /// longer `Retry-After` ends the call at once.
+        public var backoff: Backoff
         /// Whether non-idempotent methods (POST, PATCH) are retried after `429` / `503` too; off by default.
         public var retriesNonIdempotentRequests: Bool
+        /// Whether a transient failure (`408`, a `5xx` other than `503`; `FailureClassifier.Verdict.transient`) is
+        /// retried too; off by default, since after such an answer the request may have taken effect and the caller
+        /// knows best whether to repeat it. The calendar clients turn it on for their reads.
+        package var retriesTransientFailures = false
+        /// What an API says in an error body that its status does not, such as Google's rate limits answered with
+        /// `403`; asked before the status, in order.
+        package var failureRules: [FailureClassifier.BodyRule] = []
+
+        /// The default ``backoff``: 3 attempts, 1 second apart, a `Retry-After` honoured up to 30 seconds, no
+        /// jitter.
+        public static let defaultBackoff = Backoff(
+            maximumAttempts: 3,
+            initialDelay: .seconds(1),
+            multiplier: 1,
+            maximumDelay: .seconds(30),
+            jitter: 0
+        )
 
         /// Creates a configuration.
+        /// - Parameters:
+        ///   - backoff: The attempts and waits after `429` / `503`.
+        ///   - retriesNonIdempotentRequests: Whether POST and PATCH are retried too.
+        public init(backoff: Backoff = defaultBackoff, retriesNonIdempotentRequests: Bool = false) {
+            self.backoff = backoff
+            self.retriesNonIdempotentRequests = retriesNonIdempotentRequests
+        }
+
+        /// Creates a configuration for an API with its own rules.
+        /// - Parameters:
+        ///   - backoff: The attempts and waits.
+        ///   - retriesTransientFailures: Whether `408` and `5xx` other than `503` are retried too.
+        ///   - failureRules: What the API's error bodies say, asked before the status.
+        package init(backoff: Backoff, retriesTransientFailures: Bool, failureRules: [FailureClassifier.BodyRule]) {
+            self.init(backoff: backoff)
+            self.retriesTransientFailures = retriesTransientFailures
+            self.failureRules = failureRules
+        }
+
+        /// Creates a configuration with a constant delay.
         /// - Parameters:
         ///   - maximumAttempts: Attempts for `429` / `503`, the first included.
         ///   - maximumRetryDelay: The longest `Retry-After` honoured.
         ///   - defaultRetryDelay: The delay without a usable `Retry-After`.
         ///   - retriesNonIdempotentRequests: Whether POST and PATCH are retried too.
+        @available(*, deprecated, message: "Use init(backoff:retriesNonIdempotentRequests:) with a Backoff")
         public init(
-            maximumAttempts: Int = 3,
+            maximumAttempts: Int,
             maximumRetryDelay: Duration = .seconds(30),
             defaultRetryDelay: Duration = .seconds(1),
             retriesNonIdempotentRequests: Bool = false
         ) {
-            self.maximumAttempts = max(1, maximumAttempts)
-            self.maximumRetryDelay = maximumRetryDelay
-            self.defaultRetryDelay = defaultRetryDelay
-            self.retriesNonIdempotentRequests = retriesNonIdempotentRequests
+            self.init(
+                backoff: Backoff(
+                    maximumAttempts: maximumAttempts,
+                    initialDelay: defaultRetryDelay,
+                    multiplier: 1,
+                    maximumDelay: maximumRetryDelay,
+                    jitter: 0
+                ),
+                retriesNonIdempotentRequests: retriesNonIdempotentRequests
+            )
+        }
+
+        /// Attempts for `429` / `503`, the first included: ``Backoff/maximumAttempts`` of ``backoff``.
+        @available(*, deprecated, message: "Use backoff.maximumAttempts")
+        public var maximumAttempts: Int {
+            get { backoff.maximumAttempts }
+            set { backoff.maximumAttempts = max(1, newValue) }
         }
     }
 
@@ -107,6 +158,9 @@ public struct AuthorizedClient: Sendable {
         let retriable = configuration.retriesNonIdempotentRequests || Self.isIdempotent(request.method)
         var refreshed = false
         var attempt = 0
+        // Failed answers other than 401 count against the backoff's attempts; the one retry after a refresh does not.
+        var failures = 0
+        var random = SystemRandomNumberGenerator()
         var token = try await session.validAccessToken()
         while true {
             attempt += 1
@@ -154,31 +208,25 @@ public struct AuthorizedClient: Sendable {
                         requiresSignIn: error.requiresReauthentication,
                         signInReason: error.signInReason,
                         serverMessage: Self.serverMessage(data),
+                        providerReasons: Self.providerReasons(data),
                         challenge: bearer,
                         cause: error
                     )
                 }
-            case 403:
-                let challenges = response.headerFields[values: .wwwAuthenticate].flatMap(AuthenticationChallenge.parse)
-                let scope = challenges.first { $0.error == "insufficient_scope" }?.scope
-                throw AuthorizedClientError.forbidden.with(
-                    message: "\(target) answered 403"
-                        + (scope.map { ": scope '\(UntrustedText.sanitized($0))' is needed" } ?? ""),
-                    httpStatus: 403,
-                    scope: scope,
-                    serverMessage: Self.serverMessage(data)
-                )
             default:
-                // Only a server that asked to be called again later (429, 503) is retried: after another 5xx the
-                // request may have taken effect, and the caller knows best whether to repeat it.
-                guard case .throttled(let retryAfter) = RetryPolicy.classify(response, body: data) else {
-                    throw server(response, data, target: target)
-                }
-                let delay = retryAfter ?? configuration.defaultRetryDelay
-                guard retriable, attempt < configuration.maximumAttempts, delay <= configuration.maximumRetryDelay
+                failures += 1
+                let verdict = FailureClassifier.classify(response, body: data, rules: configuration.failureRules)
+                guard let delay = retryDelay(after: failures, verdict: verdict, retriable: retriable, using: &random)
                 else {
-                    throw server(response, data, target: target)
+                    throw failure(response, data, target: target)
                 }
+                logger.debug(
+                    "Server asked to wait; retrying",
+                    metadata: [
+                        "http.target": "\(target)", "http.status": "\(response.status.code)",
+                        "http.attempt": "\(attempt)", "retry.delay": "\(delay)",
+                    ]
+                )
                 try await clock.sleep(for: delay)
             }
         }
@@ -236,16 +284,52 @@ public struct AuthorizedClient: Sendable {
             requiresSignIn: needsSignIn,
             signInReason: signInReason,
             serverMessage: Self.serverMessage(data),
+            providerReasons: Self.providerReasons(data),
             challenge: challenge
         )
     }
 
-    private func server(_ response: HTTPResponse, _ data: Data, target: String) -> AuthorizedClientError {
-        AuthorizedClientError.server.with(
-            message: "\(target) answered HTTP \(response.status.code)",
-            httpStatus: response.status.code,
+    /// The wait before the next attempt after `failures` failed answers, or `nil` to give up. A server that asked
+    /// to be called again later (`429`, `503`, a rule's rate limit) is retried; another `5xx` only when the
+    /// configuration says so, since the request may have taken effect.
+    private func retryDelay(
+        after failures: Int,
+        verdict: FailureClassifier.Verdict,
+        retriable: Bool,
+        using random: inout some RandomNumberGenerator
+    ) -> Duration? {
+        switch verdict {
+        case .throttled: break
+        case .transient where configuration.retriesTransientFailures: break
+        case .transient, .permanent: return nil
+        }
+        guard retriable, failures < configuration.backoff.maximumAttempts else { return nil }
+        return configuration.backoff.delay(afterAttempt: failures, retryAfter: verdict.retryAfter, using: &random)
+    }
+
+    /// The error for an answer that is neither a success nor a `401`: ``AuthorizedClientError/forbidden`` for a
+    /// `403`, else ``AuthorizedClientError/server``, with what the body and `Retry-After` say.
+    private func failure(_ response: HTTPResponse, _ data: Data, target: String) -> AuthorizedClientError {
+        let retryAfter = FailureClassifier.retryAfter(response.headerFields)
+        guard response.status.code == 403 else {
+            return AuthorizedClientError.server.with(
+                message: "\(target) answered HTTP \(response.status.code)",
+                httpStatus: response.status.code,
+                serverMessage: Self.serverMessage(data),
+                providerReasons: Self.providerReasons(data),
+                retryAfter: retryAfter
+            )
+        }
+        let challenges = response.headerFields[values: .wwwAuthenticate].flatMap(AuthenticationChallenge.parse)
+        let scope = challenges.first { $0.error == "insufficient_scope" }?.scope
+        return AuthorizedClientError.forbidden.with(
+            message: "\(target) answered 403"
+                + (scope.map { ": scope '\(UntrustedText.sanitized($0))' is needed" } ?? ""),
+            httpStatus: 403,
+            scope: scope,
             serverMessage: Self.serverMessage(data),
-            retryAfter: RetryPolicy.retryAfter(response.headerFields)
+            providerReasons: Self.providerReasons(data),
+            retryAfter: retryAfter
         )
     }
 
@@ -276,5 +360,30 @@ public struct AuthorizedClient: Sendable {
             object["message"] as? String ?? object["error_description"] as? String ?? nested
             ?? object["error"] as? String
         return UntrustedText.sanitized(message)
+    }
+
+    /// The most reasons ``providerReasons(_:)`` keeps.
+    static let maximumProviderReasons = 8
+
+    /// The reasons a JSON error body gives: Google's `error.errors[].reason` and `error.status`, Microsoft Graph's
+    /// `error.code` and `error.innerError.code`; at most ``maximumProviderReasons``, each through ``UntrustedText``.
+    /// - Parameter data: The body.
+    /// - Returns: The reasons in that order, or none when the body is not such an object.
+    package static func providerReasons(_ data: Data) -> [String] {
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let error = object["error"] as? [String: Any]
+        else { return [] }
+        var reasons: [String] = []
+        if let errors = error["errors"] as? [[String: Any]] {
+            reasons += errors.prefix(maximumProviderReasons).compactMap { $0["reason"] as? String }
+        }
+        if let code = error["code"] as? String { reasons.append(code) }
+        if let inner = (error["innerError"] ?? error["innererror"]) as? [String: Any],
+            let code = inner["code"] as? String
+        {
+            reasons.append(code)
+        }
+        if let status = error["status"] as? String { reasons.append(status) }
+        return reasons.prefix(maximumProviderReasons).map { UntrustedText.sanitized($0) }
     }
 }

@@ -17,9 +17,13 @@ public struct AuthorizedClientError: TetherError {
     public private(set) var scope: String?
     /// A short message from a JSON error body, if there was one.
     public private(set) var serverMessage: String?
+    /// The reasons a JSON error body gives, in order, such as `rateLimitExceeded` or `ErrorAccessDenied`: Google
+    /// APIs' `error.errors[].reason` and `error.status`, Microsoft Graph's `error.code` and `error.innerError.code`.
+    /// At most 8, each without control characters and at most 200 characters long; empty without such a body.
+    public private(set) var providerReasons: [String] = []
     /// The parsed `WWW-Authenticate` challenge of a 401, if any.
     public private(set) var challenge: AuthenticationChallenge?
-    /// `Retry-After`, if the server sent one.
+    /// `Retry-After` in seconds (RFC 9110 §10.2.3), if the server sent one; a date is left out. At most one day.
     public private(set) var retryAfter: Duration?
 
     init(_ code: String, _ message: String) { details = TetherErrorDetails(code, message) }
@@ -28,7 +32,8 @@ public struct AuthorizedClientError: TetherError {
 
     /// The server rejected the token, even after one refresh; see ``requiresSignIn``.
     public static let unauthorized = AuthorizedClientError("unauthorized", "The server rejected the access token")
-    /// The server refused: the token lacks a scope (see ``scope``) or the user lacks permission.
+    /// The server answered `403`: the token lacks a scope (see ``scope``), the user lacks permission, or a rate
+    /// limit the API signals with `403` was still in force after the retries (see ``providerReasons``).
     public static let forbidden = AuthorizedClientError("forbidden", "The server refused the request")
     /// The server answered with another error status (see ``httpStatus`` and ``serverMessage``).
     public static let server = AuthorizedClientError("server", "The server answered with an error")
@@ -44,13 +49,14 @@ public struct AuthorizedClientError: TetherError {
     public static let decoding = AuthorizedClientError("decoding", "The response could not be decoded")
 
     /// The same kind of error with the details of one response.
-    func with(
+    package func with(
         message: String,
         httpStatus: Int? = nil,
         requiresSignIn: Bool = false,
         signInReason: SignInReason? = nil,
         scope: String? = nil,
         serverMessage: String? = nil,
+        providerReasons: [String] = [],
         challenge: AuthenticationChallenge? = nil,
         retryAfter: Duration? = nil,
         cause: (any Error)? = nil
@@ -61,6 +67,7 @@ public struct AuthorizedClientError: TetherError {
         copy.signInReason = signInReason
         copy.scope = scope
         copy.serverMessage = serverMessage
+        copy.providerReasons = providerReasons
         copy.challenge = challenge
         copy.retryAfter = retryAfter
         return copy

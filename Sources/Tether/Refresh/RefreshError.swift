@@ -81,3 +81,13 @@ public struct RefreshError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The type and the message: `RefreshError: message`.
     public var description: String { "RefreshError: \(message)" }
 }
+
+extension RefreshError.Kind {
+    /// The kind a failure has when nothing but its retry verdict is known (no OAuth error code in the answer): a
+    /// failure worth retrying is ``transient``, one that would repeat is ``configuration``. Only an OAuth error code
+    /// can say that a grant is gone (``permanent(_:)``), so a verdict never does.
+    /// - Parameter verdict: What ``FailureClassifier`` says about retrying.
+    package init(_ verdict: FailureClassifier.Verdict) {
+        self = verdict.isTransient ? .transient : .configuration
+    }
+}

@@ -24,5 +24,5 @@ public struct TransportError: TetherError {
     public static let other = TransportError("other", "The request failed")
 
     /// Whether retrying later may succeed: everything but an invalid request or an oversized response.
-    public var isTransient: Bool { RetryPolicy.classify(self).isTransient }
+    public var isTransient: Bool { FailureClassifier.classify(self).isTransient }
 }

@@ -58,9 +58,13 @@ struct RequestCommand: AsyncParsableCommand {
 
     /// How the command retries: the library's defaults, stated so that the help cannot drift from them.
     static let retryConfiguration = AuthorizedClient.Configuration(
-        maximumAttempts: 3,
-        maximumRetryDelay: maximumRetryWait,
-        defaultRetryDelay: .seconds(1),
+        backoff: Backoff(
+            maximumAttempts: 3,
+            initialDelay: .seconds(1),
+            multiplier: 1,
+            maximumDelay: maximumRetryWait,
+            jitter: 0
+        ),
         retriesNonIdempotentRequests: false
     )
 
@@ -143,8 +147,8 @@ struct RequestCommand: AsyncParsableCommand {
     /// A 429 or 503 that was not (or no longer) retried, with the delay the server asked for; `nil` for any other
     /// error.
     static func throttled(_ error: any Error) -> CLIFailure? {
-        guard let error = error as? AuthorizedClientError, error == .server,
-            [429, 503].contains(error.httpStatus ?? 0), let retryAfter = error.retryAfter
+        guard let error = error as? AuthorizedClientError, error == .server, let retryAfter = error.retryAfter,
+            case .throttled = FailureClassifier.classify(statusCode: error.httpStatus ?? 0)
         else { return nil }
         let base = CLIFailure.from(error)
         let seconds = retryAfter.components.seconds + (retryAfter.components.attoseconds > 0 ? 1 : 0)

@@ -129,7 +129,7 @@ struct DemoRun: Sendable {
             store: workspace.store,
             refresher: client,
             revoker: client,
-            configuration: Session.Configuration(retry: Session.RetryPolicy(initialDelay: .milliseconds(200))),
+            configuration: Session.Configuration(retry: Backoff(initialDelay: .milliseconds(200))),
             logger: workspace.logger
         )
         let steps = steps(session: session, client: client) + [calendarStep(configuration)]

@@ -155,7 +155,7 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 return CLIFailure(.needsSignIn, strip(error.message), fix: login)
             case AuthorizedClientError.transport:
                 return CLIFailure(.unavailable, strip(error.message))
-            case AuthorizedClientError.server where [429, 502, 503, 504].contains(error.httpStatus ?? 0):
+            case AuthorizedClientError.server where Self.isTransient(error):
                 let server = error.serverMessage.map { " (\($0))" } ?? ""
                 return CLIFailure(.unavailable, strip(error.message) + server, fix: "Try again later")
             default:
@@ -167,6 +167,11 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
         default:
             return CLIFailure(.failure, "\(error)")
         }
+    }
+
+    /// Whether a later attempt may succeed, as Tether decides it everywhere (`FailureClassifier`).
+    private static func isTransient(_ error: AuthorizedClientError) -> Bool {
+        FailureClassifier.classify(statusCode: error.httpStatus ?? 0, retryAfter: error.retryAfter).isTransient
     }
 
     /// A message without its trailing period, so that the fix can follow.

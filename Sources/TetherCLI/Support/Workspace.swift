@@ -230,7 +230,7 @@ struct Workspace: Sendable {
             store: InheritedLeaseStore(base: store),
             refresher: client,
             revoker: client,
-            configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1)),
+            configuration: Session.Configuration(retry: Backoff(maximumAttempts: 1)),
             logger: logger
         )
     }

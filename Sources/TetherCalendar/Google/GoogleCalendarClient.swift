@@ -35,8 +35,8 @@ public struct GoogleCalendarClient: CalendarSource {
         /// `maxResults` per page: 250 by default (Google's default; at most 2,500). Pages of a few hundred events
         /// stay within a transport's response size limit.
         public var pageSize: Int
-        /// Backoff for rate limits and server errors.
-        public var retry: CalendarRetryPolicy
+        /// Backoff for rate limits and server errors; ``Tether/Backoff/calendar`` by default.
+        public var retry: Backoff
         /// The most pages one listing may have — the calendar list, one calendar's events, one sync-token round:
         /// 2,000 by default (500,000 events at the default page size). A listing that would go on, or that gives
         /// a page token it gave before, fails with ``CalendarError/api`` instead of being read forever.
@@ -54,7 +54,7 @@ public struct GoogleCalendarClient: CalendarSource {
         public init(
             baseURL: URL = defaultBaseURL,
             pageSize: Int = 250,
-            retry: CalendarRetryPolicy = CalendarRetryPolicy(),
+            retry: Backoff = .calendar,
             maximumPages: Int = 2_000
         ) {
             self.baseURL = baseURL

@@ -37,8 +37,8 @@ public struct GraphCalendarClient: CalendarSource {
         /// How far a new delta round reaches beyond the window asked for, so that the next days' windows are
         /// still covered; 7 days by default.
         public var deltaWindowPadding: Duration
-        /// Backoff for rate limits and server errors.
-        public var retry: CalendarRetryPolicy
+        /// Backoff for rate limits and server errors; ``Tether/Backoff/calendar`` by default.
+        public var retry: Backoff
         /// The most pages one listing may have — the calendars, one `calendarView`, one delta round: 2,000 by
         /// default (200,000 events at the default page size). A listing that would go on, or that gives a link it
         /// gave before, fails with ``CalendarError/api`` instead of being read forever.
@@ -58,7 +58,7 @@ public struct GraphCalendarClient: CalendarSource {
             baseURL: URL = defaultBaseURL,
             pageSize: Int = 100,
             deltaWindowPadding: Duration = .seconds(7 * 86_400),
-            retry: CalendarRetryPolicy = CalendarRetryPolicy(),
+            retry: Backoff = .calendar,
             maximumPages: Int = 2_000
         ) {
             self.baseURL = baseURL

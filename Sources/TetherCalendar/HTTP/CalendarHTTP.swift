@@ -3,17 +3,41 @@ import HTTPTypes
 import Logging
 import Tether
 
-/// Sends the calendar clients' GET requests: through an ``AuthorizedClient`` (bearer token, refresh before
-/// expiry, one retry after a 401), with the calendar's own bounded backoff for rate limits, and never to another
-/// origin than the configured base URL (paging links are opaque URLs from the server; a bearer token must not
-/// follow one elsewhere).
+/// Sends the calendar clients' GET requests through one ``Tether/AuthorizedClient`` (bearer token, refresh before
+/// expiry, one retry after a 401, and the bounded backoff for rate limits and server errors, told the calendar
+/// APIs' error reasons by ``CalendarFailurePolicy/rule``), and never to another origin than the configured base URL
+/// (paging links are opaque URLs from the server; a bearer token must not follow one elsewhere).
 struct CalendarHTTP: Sendable {
     let session: Session
-    let transport: any HTTPTransport
     let baseURL: URL
-    let retry: CalendarRetryPolicy
-    let clock: any Clock<Duration>
-    let logger: Logger
+    private let client: AuthorizedClient
+
+    /// Creates the sender of one calendar client.
+    /// - Parameters:
+    ///   - session: Where access tokens come from.
+    ///   - transport: How requests are sent.
+    ///   - baseURL: The API's base URL; no request leaves its origin.
+    ///   - retry: The backoff for rate limits and server errors.
+    ///   - clock: The clock the backoff sleeps on.
+    ///   - logger: Where requests are logged, redacted.
+    init(
+        session: Session,
+        transport: any HTTPTransport,
+        baseURL: URL,
+        retry: Backoff,
+        clock: any Clock<Duration>,
+        logger: Logger
+    ) {
+        self.session = session
+        self.baseURL = baseURL
+        self.client = AuthorizedClient(
+            session: session,
+            transport: transport,
+            configuration: CalendarFailurePolicy.clientConfiguration(backoff: retry),
+            clock: clock,
+            logger: logger
+        )
+    }
 
     /// Builds `base/segments…?query`, percent-encoding each path segment and query value (RFC 3986 §2).
     func url(_ segments: [String], query: [(String, String)] = []) -> URL {
@@ -54,36 +78,10 @@ struct CalendarHTTP: Sendable {
                 message: "A paging link led away from \(baseURL.host ?? "the API"); not followed"
             )
         }
-        var attempt = 0
-        while true {
-            attempt += 1
-            let probe = ProbingTransport(base: transport)
-            // The calendar's backoff is the only one: the client makes one attempt per call.
-            let client = AuthorizedClient(
-                session: session,
-                transport: probe,
-                configuration: AuthorizedClient.Configuration(maximumAttempts: 1),
-                clock: clock,
-                logger: logger
-            )
-            do {
-                return try await client.send(request).1
-            } catch {
-                // A refused token (any 401 form, Graph's included) was refreshed and retried once by the
-                // AuthorizedClient, under the session's limit on forced refreshes.
-                let failure = try CalendarFailurePolicy.classify(error, response: probe.lastError, target: target)
-                guard let delay = CalendarFailurePolicy.delay(after: attempt, error: failure, policy: retry) else {
-                    throw await withAccountHint(failure)
-                }
-                logger.debug(
-                    "Calendar request throttled or failed; retrying",
-                    metadata: [
-                        "http.target": "\(target)", "http.status": "\(failure.httpStatus ?? 0)",
-                        "http.attempt": "\(attempt)", "retry.delay": "\(delay)",
-                    ]
-                )
-                try await clock.sleep(for: delay)
-            }
+        do {
+            return try await client.send(request).1
+        } catch {
+            throw await withAccountHint(try CalendarFailurePolicy.classify(error, target: target))
         }
     }
 
@@ -111,28 +109,5 @@ struct CalendarHTTP: Sendable {
                 cause: error
             )
         }
-    }
-}
-
-/// A transport that remembers the last error response it passed up, for ``CalendarFailurePolicy``.
-final class ProbingTransport: HTTPTransport, Sendable {
-    private let base: any HTTPTransport
-    private let captured = LockedState<CalendarFailurePolicy.ErrorResponse?>(nil)
-
-    init(base: any HTTPTransport) { self.base = base }
-
-    var lastError: CalendarFailurePolicy.ErrorResponse? { captured.withLock { $0 } }
-
-    func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-        let (response, data) = try await base.send(request, body: body)
-        if response.status.kind != .successful {
-            let error = CalendarFailurePolicy.ErrorResponse(
-                status: response.status.code,
-                retryAfter: CalendarFailurePolicy.retryAfter(response),
-                body: data.prefix(16 * 1024)
-            )
-            captured.withLock { $0 = error }
-        }
-        return (response, data)
     }
 }

@@ -48,7 +48,7 @@ extension OAuthClient {
         } catch let error as TransportError {
             throw OAuthError.transport.with(
                 message: error.message,
-                classification: error.isTransient ? .transient : .configuration,
+                classification: RefreshError.Kind(FailureClassifier.classify(error)),
                 cause: error
             )
         } catch is CancellationError {
@@ -69,15 +69,15 @@ extension OAuthClient {
     /// Turns an error response into a classified ``OAuthError``; `package` for the fuzz targets (Fuzz/TetherFuzz).
     package func errorResponse(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
         let status = response.status.code
-        let verdict = RetryPolicy.classify(response, body: body)
-        let retryAfter = RetryPolicy.retryAfter(response.headerFields)
+        let verdict = FailureClassifier.classify(response, body: body)
+        let retryAfter = FailureClassifier.retryAfter(response.headerFields)
         guard let error = ProviderErrorBody.parse(body) else {
             if JSONValue.object(from: body) == nil, !body.isEmpty {
                 return Self.notJSON(response, body, endpoint: endpoint).with(retryAfter: retryAfter)
             }
             return OAuthError.unexpectedStatus.with(
                 message: "\(Self.redacted(endpoint)) answered HTTP \(status)",
-                classification: verdict.isTransient ? .transient : .configuration,
+                classification: RefreshError.Kind(verdict),
                 httpStatus: status,
                 retryAfter: retryAfter
             )
@@ -96,14 +96,14 @@ extension OAuthClient {
     }
 
     /// A body that is not the JSON the protocol requires. A `2xx` like that is transient, not a provider bug: a
-    /// captive portal or a proxy's login page answered in the provider's place (see ``Tether/RetryPolicy``).
+    /// captive portal or a proxy's login page answered in the provider's place (see `FailureClassifier`).
     static func notJSON(_ response: HTTPResponse, _ body: Data, endpoint: URL) -> OAuthError {
         let status = response.status.code
         let contentType = response.headerFields[.contentType] ?? "no content type"
         let isJSON = contentType.lowercased().contains("json")
         return (isJSON ? OAuthError.malformedResponse : OAuthError.unexpectedContentType).with(
             message: "\(redacted(endpoint)) answered HTTP \(status) with \(isJSON ? "malformed JSON" : contentType)",
-            classification: RetryPolicy.classify(response, body: body).isTransient ? .transient : .configuration,
+            classification: RefreshError.Kind(FailureClassifier.classify(response, body: body)),
             httpStatus: status
         )
     }

@@ -24,7 +24,7 @@ extension OAuthClient {
             if errorInSuccess, let parsed = ProviderErrorBody.parse(body) {
                 // A 2xx verdict would make it transient (a captive portal's page in the provider's place); here the
                 // `error` decides, as it would with the 400 RFC 6749 §5.2 asks for.
-                let verdict = RetryPolicy.classify(HTTPResponse(status: .badRequest), body: body)
+                let verdict = FailureClassifier.classify(HTTPResponse(status: .badRequest), body: body)
                 error = error.with(classification: parsed.classification(verdict))
             }
             error = Self.gitHubClassified(error)

@@ -101,7 +101,7 @@ extension ProviderConfiguration {
         } catch let error as TransportError {
             throw OAuthError.discoveryFailed.with(
                 message: "Could not fetch \(url.absoluteString): \(error.message)",
-                classification: error.isTransient ? .transient : .configuration,
+                classification: RefreshError.Kind(FailureClassifier.classify(error)),
                 cause: error
             )
         }
@@ -110,7 +110,7 @@ extension ProviderConfiguration {
         guard response.status.kind == .successful else {
             throw OAuthError.discoveryFailed.with(
                 message: "\(url.absoluteString) answered HTTP \(status)",
-                classification: RetryPolicy.classify(response, body: body).isTransient ? .transient : .configuration,
+                classification: RefreshError.Kind(FailureClassifier.classify(response, body: body)),
                 httpStatus: status
             )
         }

@@ -71,7 +71,7 @@ struct ProviderErrorBody: Sendable {
     /// only choose the words of the ``Tether/SignInReason`` (see ``signInReason(_:)``).
     /// - Parameter verdict: What the response's status says about retrying; `.permanent` for an error that came in
     ///   a redirect, which has no status.
-    func classification(_ verdict: RetryPolicy.Verdict) -> RefreshError.Kind {
+    func classification(_ verdict: FailureClassifier.Verdict) -> RefreshError.Kind {
         if verdict.isTransient { return .transient }
         switch code.rawValue {
         case "invalid_grant":

@@ -27,7 +27,7 @@ func refreshLoop(_ arguments: [String]) async -> Int32 {
             id: ConnectionID(arguments[2]),
             store: store,
             refresher: issuer,
-            configuration: Session.Configuration(retry: Session.RetryPolicy(initialDelay: .milliseconds(20))),
+            configuration: Session.Configuration(retry: Backoff(initialDelay: .milliseconds(20))),
             logger: silent
         )
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))

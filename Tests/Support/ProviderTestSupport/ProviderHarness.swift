@@ -89,7 +89,7 @@ public struct ProviderHarness: Sendable {
             store: store,
             refresher: client,
             revoker: client,
-            configuration: Session.Configuration(retry: Session.RetryPolicy(jitter: 0)),
+            configuration: Session.Configuration(retry: Backoff(jitter: 0)),
             clock: clock,
             dateSource: clock.dateSource,
             logger: logger

@@ -143,7 +143,7 @@ struct Harness: Sendable {
             store: store,
             refresher: client,
             revoker: client,
-            configuration: Session.Configuration(retry: Session.RetryPolicy(maximumAttempts: 1, jitter: 0)),
+            configuration: Session.Configuration(retry: Backoff(maximumAttempts: 1, jitter: 0)),
             logger: Self.silent
         )
     }

@@ -1,8 +1,8 @@
 package import Foundation
 package import HTTPTypes
 
-/// What a failed HTTP exchange means for trying again: the one definition the OAuth client, discovery, the
-/// authorized client and the API clients share.
+/// What a failed HTTP exchange means for trying again: the one definition the OAuth client, discovery, the session,
+/// the authorized client, the API clients and the command line share.
 ///
 /// The reasons, status by status:
 /// - `429 Too Many Requests` (RFC 6585 §4) and `503 Service Unavailable` (RFC 9110 §15.6.4): the server asks the
@@ -21,15 +21,21 @@ package import HTTPTypes
 ///
 /// Some APIs signal rate limits in the body of another status, such as Google's `403` with reason
 /// `rateLimitExceeded` or `userRateLimitExceeded` (https://developers.google.com/workspace/calendar/api/guides/errors).
-/// Callers pass such knowledge as a ``BodyRule``; rules are asked first, in order.
-package enum RetryPolicy {
+/// Callers pass such knowledge as a ``BodyRule``; rules are asked first, in order. An ``AuthorizedClient`` takes
+/// them in its configuration.
+///
+/// How long to wait between attempts is not decided here but by a ``Backoff``, which honours the verdict's
+/// ``Verdict/retryAfter``.
+package enum FailureClassifier {
     /// What to do about a failure.
     package enum Verdict: Sendable, Hashable {
         /// The server asked the caller to slow down or come back later; wait `retryAfter` if given.
         case throttled(retryAfter: Duration?)
         /// The server or the path to it failed; a later attempt may succeed.
         case transient(retryAfter: Duration?)
-        /// Repeating the same request gives the same answer.
+        /// Do not retry: repeating the same request gives the same answer. It says nothing about the grant: an
+        /// OAuth client reads it as a configuration error unless the provider's error code says the grant is gone
+        /// (see `RefreshError.Kind.init(_:)`).
         case permanent
 
         /// Whether a later attempt may succeed.
@@ -58,16 +64,35 @@ package enum RetryPolicy {
         for rule in rules {
             if let verdict = rule(response, body) { return verdict }
         }
-        let delay = retryAfter(response.headerFields)
-        switch response.status.code {
-        case 429, 503: return .throttled(retryAfter: delay)
-        case 408: return .transient(retryAfter: delay)
+        return classify(status: response.status, retryAfter: retryAfter(response.headerFields))
+    }
+
+    /// Classifies a status without its response, as an error that kept only the status and the `Retry-After`
+    /// delay can.
+    /// - Parameters:
+    ///   - status: The response status.
+    ///   - retryAfter: The delay the response asked for, if any.
+    /// - Returns: The verdict.
+    package static func classify(status: HTTPResponse.Status, retryAfter: Duration? = nil) -> Verdict {
+        switch status.code {
+        case 429, 503: return .throttled(retryAfter: retryAfter)
+        case 408: return .transient(retryAfter: retryAfter)
         default: break
         }
-        switch response.status.kind {
-        case .successful, .serverError: return .transient(retryAfter: delay)
+        switch status.kind {
+        case .successful, .serverError: return .transient(retryAfter: retryAfter)
         default: return .permanent
         }
+    }
+
+    /// Classifies a status code kept in an error, such as ``AuthorizedClientError/httpStatus``.
+    /// - Parameters:
+    ///   - code: The status code; one outside 100–999 is ``Verdict/permanent``.
+    ///   - retryAfter: The delay the response asked for, if any.
+    /// - Returns: The verdict.
+    package static func classify(statusCode code: Int, retryAfter: Duration? = nil) -> Verdict {
+        guard (100...999).contains(code) else { return .permanent }
+        return classify(status: HTTPResponse.Status(code: code), retryAfter: retryAfter)
     }
 
     /// Classifies a failure below HTTP.
@@ -82,7 +107,7 @@ package enum RetryPolicy {
     package static let maximumRetryAfter: Duration = .seconds(86_400)
 
     /// `Retry-After` as a delay, when it is in seconds (RFC 9110 §10.2.3), at most ``maximumRetryAfter``; `nil`
-    /// when absent, negative, or an HTTP date.
+    /// when absent, negative, or an HTTP date. The one parser of the header in Tether.
     /// - Parameter fields: The response's header fields.
     /// - Returns: The delay, if any.
     package static func retryAfter(_ fields: HTTPFields) -> Duration? {

@@ -3,14 +3,14 @@ import HTTPTypes
 import Testing
 import Tether
 
-struct RetryPolicyTests {
+struct FailureClassifierTests {
     struct StatusCase: Sendable, CustomTestStringConvertible {
         let status: Int
         let retryAfter: String?
-        let expected: RetryPolicy.Verdict
+        let expected: FailureClassifier.Verdict
         var testDescription: String { "\(status)" + (retryAfter.map { " Retry-After: \($0)" } ?? "") }
 
-        init(_ status: Int, retryAfter: String? = nil, _ expected: RetryPolicy.Verdict) {
+        init(_ status: Int, retryAfter: String? = nil, _ expected: FailureClassifier.Verdict) {
             self.status = status
             self.retryAfter = retryAfter
             self.expected = expected
@@ -44,7 +44,7 @@ struct RetryPolicyTests {
     func statusDecidesWithoutRules(_ testCase: StatusCase) {
         var response = HTTPResponse(status: .init(code: testCase.status))
         if let retryAfter = testCase.retryAfter { response.headerFields[.retryAfter] = retryAfter }
-        #expect(RetryPolicy.classify(response) == testCase.expected)
+        #expect(FailureClassifier.classify(response) == testCase.expected)
     }
 
     @Test(arguments: [
@@ -52,20 +52,20 @@ struct RetryPolicyTests {
         (.other, true), (.invalidRequest, false), (.responseTooLarge, false),
     ])
     func transportErrorsAreTransientUnlessTheyWouldRepeat(_ error: TransportError, transient: Bool) {
-        #expect(RetryPolicy.classify(error).isTransient == transient)
+        #expect(FailureClassifier.classify(error).isTransient == transient)
         #expect(error.isTransient == transient)
     }
 
     /// Google APIs answer `403` with reason `rateLimitExceeded` or `userRateLimitExceeded` when a quota is used up
     /// (https://developers.google.com/workspace/calendar/api/guides/errors).
-    static let googleRateLimit: RetryPolicy.BodyRule = { response, body in
+    static let googleRateLimit: FailureClassifier.BodyRule = { response, body in
         guard response.status.code == 403,
             let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
             let errors = (object["error"] as? [String: Any])?["errors"] as? [[String: Any]]
         else { return nil }
         let reasons = errors.compactMap { $0["reason"] as? String }
         return reasons.contains { $0 == "rateLimitExceeded" || $0 == "userRateLimitExceeded" }
-            ? .throttled(retryAfter: RetryPolicy.retryAfter(response.headerFields)) : nil
+            ? .throttled(retryAfter: FailureClassifier.retryAfter(response.headerFields)) : nil
     }
 
     static func googleError(reason: String) -> Data {
@@ -76,13 +76,13 @@ struct RetryPolicyTests {
     }
 
     @Test(arguments: [
-        ("rateLimitExceeded", RetryPolicy.Verdict.throttled(retryAfter: nil)),
+        ("rateLimitExceeded", FailureClassifier.Verdict.throttled(retryAfter: nil)),
         ("userRateLimitExceeded", .throttled(retryAfter: nil)),
         ("forbiddenForNonOrganizer", .permanent),
     ])
-    func bodyRulesCanCallA403ARateLimit(_ reason: String, expected: RetryPolicy.Verdict) {
+    func bodyRulesCanCallA403ARateLimit(_ reason: String, expected: FailureClassifier.Verdict) {
         let response = HTTPResponse(status: .forbidden)
-        let verdict = RetryPolicy.classify(
+        let verdict = FailureClassifier.classify(
             response,
             body: Self.googleError(reason: reason),
             rules: [Self.googleRateLimit]
@@ -92,7 +92,26 @@ struct RetryPolicyTests {
 
     @Test func ruleThatAbstainsLeavesTheStatusToDecide() {
         let response = HTTPResponse(status: .serviceUnavailable)
-        let verdict = RetryPolicy.classify(response, body: Data(), rules: [{ _, _ in nil }])
+        let verdict = FailureClassifier.classify(response, body: Data(), rules: [{ _, _ in nil }])
         #expect(verdict == .throttled(retryAfter: nil))
+    }
+}
+
+struct FailureClassifierStatusCodeTests {
+    @Test(arguments: [0, 99, 1_000, -1])
+    func aCodeThatIsNoStatusIsPermanent(_ code: Int) {
+        #expect(FailureClassifier.classify(statusCode: code) == .permanent)
+    }
+
+    @Test(arguments: [200, 302, 400, 403, 408, 429, 500, 502, 503, 504])
+    func aCodeMeansWhatItsResponseMeans(_ code: Int) {
+        let response = HTTPResponse(status: .init(code: code))
+        #expect(FailureClassifier.classify(statusCode: code) == FailureClassifier.classify(response))
+    }
+
+    @Test func aRefreshErrorKindFollowsTheVerdict() {
+        #expect(RefreshError.Kind(.throttled(retryAfter: .seconds(1))) == .transient)
+        #expect(RefreshError.Kind(.transient(retryAfter: nil)) == .transient)
+        #expect(RefreshError.Kind(.permanent) == .configuration)
     }
 }
