@@ -30,7 +30,7 @@ let package = Package(
     // Each library product is the target of the same name.
     products: [
         "Tether", "TetherKeychain", "TetherTesting", "TetherURLSession", "TetherAsyncHTTPClient", "TetherOAuth",
-        "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar",
+        "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar", "TetherFlights",
         "TetherServiceLifecycle", "TetherPostgres",
     ].map { Product.library(name: $0, targets: [$0]) } + [
         .executable(name: "tether", targets: ["TetherCLI"])
@@ -230,6 +230,7 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherCalendar",
+                "TetherFlights",
                 "TetherOAuth",
                 "TetherJWT",
                 "TetherURLSession",
@@ -571,18 +572,18 @@ let package = Package(
             name: "TetherCalendar",
             dependencies: [
                 "Tether",
+                "TetherFlights",
                 .httpTypes,
                 .logging,
                 .target(name: "EventKitShim", condition: .when(platforms: platformsWithoutEventKit)),
-            ],
-            exclude: ["Flights/Data/LICENSE-DATA.md"]
+            ]
         ),
         // EventKit's names, so that `AppleCalendarSource` compiles where EventKit does not exist, with an
         // in-memory event store that only this package's tests fill. Not a product.
         .target(name: "EventKitShim"),
         .executableTarget(
             name: "FlightBench",
-            dependencies: ["TetherCalendar"],
+            dependencies: ["TetherFlights"],
             path: "Benchmarks/FlightBench"
         ),
         .testTarget(
@@ -590,6 +591,7 @@ let package = Package(
             dependencies: [
                 "Tether",
                 "TetherCalendar",
+                "TetherFlights",
                 "TetherOAuth",
                 "TetherTesting",
                 "TetherURLSession",
@@ -599,8 +601,19 @@ let package = Package(
                 .httpTypes,
                 .logging,
                 .hummingbird,
-            ],
-            resources: [.copy("Flights/Fixtures")]
+            ]
+        ),
+
+        // MARK: Flight detection (Foundation only: no dependency, no Tether type)
+        .target(
+            name: "TetherFlights",
+            exclude: ["Data/LICENSE-DATA.md"],
+            resources: [.copy("Resources/airports.tsv")]
+        ),
+        .testTarget(
+            name: "TetherFlightsTests",
+            dependencies: ["TetherFlights"],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,5 @@
 import Foundation
-import TetherCalendar
+import TetherFlights
 
 // Measures flight detections per second over the labelled corpus, or prints the reports for a JSON array of
 // events (the output of `tether calendar flights --input FILE`).
@@ -25,7 +25,7 @@ if arguments.first == "--detect", arguments.count == 2 {
 }
 
 var seconds = 3.0
-var path = "Tests/TetherCalendarTests/Flights/Fixtures/flight-corpus.json"
+var path = "Tests/TetherFlightsTests/Fixtures/flight-corpus.json"
 var remaining = arguments[...]
 while let argument = remaining.popFirst() {
     if argument == "--seconds", let value = remaining.popFirst().flatMap(Double.init) {

@@ -1,5 +1,6 @@
 import Foundation
 import TetherCalendar
+import TetherFlights
 
 /// How `tether calendar events` and `tether calendar flights` print events: JSON for scripts, a table per day for
 /// people.

@@ -79,10 +79,7 @@ public final class CalendarCache: Sendable {
 
     /// The file of `source`.
     public func fileURL(for source: CalendarSourceID) -> URL {
-        let name = Data(source.rawValue.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let name = Base64URL.encode(Data(source.rawValue.utf8))
         return directory.appendingPathComponent(name + ".calendar-cache")
     }
 

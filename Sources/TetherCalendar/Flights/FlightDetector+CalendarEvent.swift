@@ -1,4 +1,5 @@
 import Foundation
+public import TetherFlights
 
 extension FlightDetector.Event {
     /// What the detector reads from a calendar event: its title, plain-text description, location, times and

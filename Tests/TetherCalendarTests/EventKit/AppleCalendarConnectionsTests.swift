@@ -5,6 +5,7 @@ import EventKitShim
 import Foundation
 import Testing
 import Tether
+import TetherFlights
 
 @testable import TetherCalendar
 

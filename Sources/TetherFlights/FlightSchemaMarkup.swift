@@ -13,7 +13,11 @@ struct FlightSchemaMarkup {
 
     /// Reads the first flight reservation in a text; `nil` when there is none, or it names no valid flight or
     /// airport.
-    init?(_ text: String) {
+    ///
+    /// - Parameters:
+    ///   - text: The event's description.
+    ///   - data: The reference data the codes are checked against.
+    init?(_ text: String, data: FlightReferenceData = .shared) {
         guard Self.contains(text, "FlightReservation") else { return nil }
         var markup: FlightSchemaMarkup?
         if let reservation = Self.jsonReservation(in: text) {
@@ -22,7 +26,7 @@ struct FlightSchemaMarkup {
             markup = FlightSchemaMarkup(microdata: text)
         }
         guard var markup else { return nil }
-        markup.validate()
+        markup.validate(with: data)
         guard markup.flightNumber != nil || markup.departureAirport != nil || markup.arrivalAirport != nil else {
             return nil
         }
@@ -44,8 +48,7 @@ struct FlightSchemaMarkup {
     }
 
     /// Keeps only codes the reference data knows, and writes the flight number with its designator.
-    private mutating func validate() {
-        let data = FlightReferenceData.shared
+    private mutating func validate(with data: FlightReferenceData) {
         if let code = airline?.uppercased(), data.airlines[code] != nil { airline = code } else { airline = nil }
         // The number alone ("857", with the airline's code beside it) or with its designator ("UA857", "UA 857").
         if let raw = flightNumber?.filter({ $0 != " " }).uppercased() {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TetherCalendar
+import TetherFlights
 
 /// Precision and recall of the detector over the labelled corpus of `Fixtures/flight-corpus.json`.
 struct FlightCorpusTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TetherCalendar
+import TetherFlights
 
 /// Fixed instants for the tests: 2027-04-02 at 18:30 UTC, and three hours later.
 private let start = Date(timeIntervalSince1970: 1_806_604_200)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TetherCalendar
+import TetherFlights
 
 /// Events that look like flights and are not, by class.
 struct FlightLookAlikeTests {

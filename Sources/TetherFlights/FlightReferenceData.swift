@@ -1,7 +1,7 @@
 /// The airlines, airports and place names the flight detector validates codes and names against.
 ///
-/// The tables are generated into `Data/` by `Scripts/generate-flight-data.py` as string literals and parsed once,
-/// on first use.
+/// `Scripts/generate-flight-data.py` generates the airport table into `Resources/airports.tsv` (see
+/// ``AirportTable``) and the small tables into `Data/` as string literals; all are parsed once, on first use.
 struct FlightReferenceData: Sendable {
     /// A city's IATA code that stands for several airports.
     struct MetropolitanArea: Sendable {
@@ -9,8 +9,16 @@ struct FlightReferenceData: Sendable {
         var members: [String]
     }
 
-    /// The parsed tables, built on first use.
-    static let shared = FlightReferenceData()
+    /// The parsed tables, built on first use. Without its airport table the detector still runs, knowing no airport.
+    static let shared = FlightReferenceData(
+        airportTable: Result { () throws(AirportTable.LoadError) in
+            try AirportTable.loadBundled()
+        }
+    )
+
+    /// Why the airport table could not be read, `nil` when it was. Then no airport, city code or place name is
+    /// known: the detector recognises flights by their airline designators and words alone.
+    let airportTableError: AirportTable.LoadError?
 
     /// Airlines by IATA designator.
     let airlines: [String: Airline]
@@ -43,7 +51,10 @@ struct FlightReferenceData: Sendable {
         airports[code] != nil || metropolitanAreas[code] != nil
     }
 
-    private init() {
+    /// Parses the tables.
+    ///
+    /// - Parameter airportTable: The airports by IATA code, or why they could not be read.
+    init(airportTable: Result<[String: Airport], AirportTable.LoadError>) {
         var airlines: [String: Airline] = [:]
         var airlineNames: [String: String] = [:]
         var cjkAirlineNames: [(name: String, code: String)] = []
@@ -70,23 +81,20 @@ struct FlightReferenceData: Sendable {
             }
         }
 
-        var airports: [String: Airport] = [:]
-        airports.reserveCapacity(8000)
-        for line in Self.airportRecords.split(separator: "\n") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 5 else { continue }
-            let code = String(fields[0])
-            airports[code] = Airport(
-                iataCode: code,
-                name: String(fields[1]),
-                city: String(fields[2]),
-                countryCode: String(fields[3]),
-                timeZoneIdentifier: String(fields[4])
-            )
+        let airports: [String: Airport]
+        switch airportTable {
+        case .success(let table):
+            airports = table
+            airportTableError = nil
+        case .failure(let error):
+            airports = [:]
+            airportTableError = error
         }
 
+        // City codes and place names stand for airports: without the airport table, none is known.
+        let hasAirports = !airports.isEmpty
         var metropolitanAreas: [String: MetropolitanArea] = [:]
-        for line in Self.metropolitanAreaRecords.split(separator: "\n") {
+        for line in Self.metropolitanAreaRecords.split(separator: "\n") where hasAirports {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 4 else { continue }
             let code = String(fields[0])
@@ -120,7 +128,7 @@ struct FlightReferenceData: Sendable {
             places[key] = code
             longest = max(longest, key.split(separator: " ").count)
         }
-        for line in Self.placeNameRecords.split(separator: "\n") {
+        for line in Self.placeNameRecords.split(separator: "\n") where hasAirports {
             let fields = line.split(separator: "\t")
             guard fields.count == 2 else { continue }
             for name in fields[1].split(separator: "|") {

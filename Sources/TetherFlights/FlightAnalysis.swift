@@ -34,7 +34,7 @@ struct FlightAnalysis {
         var dayOffset = 0
     }
 
-    private let data = FlightReferenceData.shared
+    private let data: FlightReferenceData
     private let event: FlightDetector.Event
     private let title: FlightText
     private let description: FlightText
@@ -51,8 +51,9 @@ struct FlightAnalysis {
     private var departure: Date?
     private var arrival: Date?
 
-    init(event: FlightDetector.Event) {
+    init(event: FlightDetector.Event, data: FlightReferenceData = .shared) {
         self.event = event
+        self.data = data
         title = FlightText(event.title)
         description = FlightText(event.description)
         location = FlightText(event.location)
@@ -83,7 +84,7 @@ struct FlightAnalysis {
     // MARK: - Reading
 
     private mutating func analyse() {
-        if let reservation = FlightSchemaMarkup(description.text) {
+        if let reservation = FlightSchemaMarkup(description.text, data: data) {
             isSchemaReservation = true
             airline = reservation.airline
             flightNumber = reservation.flightNumber

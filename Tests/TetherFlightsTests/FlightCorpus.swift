@@ -1,5 +1,5 @@
 import Foundation
-import TetherCalendar
+import TetherFlights
 
 /// One labelled event of `Fixtures/flight-corpus.json`.
 struct FlightCorpusEntry: Decodable {
