@@ -1,0 +1,164 @@
+import Foundation
+
+extension FlightAnalysis {
+    // MARK: - Designators
+
+    /// The airline designators with flight numbers in a text, in order.
+    func designators(in text: FlightText) -> [Designator] {
+        let tokens = text.tokens
+        var found: [Designator] = []
+        var index = 0
+        while index < tokens.count {
+            defer { index += 1 }
+            let token = tokens[index]
+            guard token.isWord, !token.isCJK else { continue }
+            let bytes = Array(token.text.utf8)
+            var code: String
+            var digits: Substring
+            var last = index
+            var isWeak = false
+            if bytes.count == 2, Self.isDesignator(bytes) {
+                guard index + 1 < tokens.count, tokens[index + 1].isNumber, tokens[index + 1].isSpaced,
+                    (1...4).contains(tokens[index + 1].text.utf8.count)
+                else { continue }
+                code = String(token.text)
+                digits = tokens[index + 1].text
+                last = index + 1
+                isWeak = digits.utf8.count == 1
+            } else if (3...6).contains(bytes.count), Self.isDesignator(bytes[0..<2]),
+                bytes[2...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+            {
+                guard !FlightVocabulary.isAircraftModel(token.text) else { continue }
+                code = String(token.text.prefix(2))
+                digits = token.text.dropFirst(2)
+            } else {
+                continue
+            }
+            guard data.airlines[code] != nil, let number = Int(digits), number > 0 else { continue }
+
+            // What comes before: "Room B12", "SKU LH400", "#UA857", "10 AM 12".
+            if index > 0 {
+                let previous = tokens[index - 1]
+                if !previous.isWord, !token.isSpaced, previous.isSymbol(in: "-#/._@+&=") { continue }
+                if let word = previousWord(tokens, before: index) {
+                    if FlightVocabulary.codePrefixes.contains(word.folded) { continue }
+                    if code == "AM" || code == "PM", word.isNumber { continue }
+                }
+            }
+            // What comes after: "857abc", "2.14", "1:30", "815 2345", "A320-200", "1234 firmware".
+            if last + 1 < tokens.count {
+                let next = tokens[last + 1]
+                if next.isWord, !next.isSpaced, !next.isCJK { continue }
+                if !next.isWord, !next.isSpaced, next.isSymbol(in: ".,:-/"), last + 2 < tokens.count,
+                    tokens[last + 2].isNumber, !tokens[last + 2].isSpaced
+                {
+                    continue
+                }
+                if next.isNumber, next.isSpaced, next.text.utf8.count >= 2 { continue }
+                if let word = nextWord(tokens, after: last), FlightVocabulary.codeSuffixes.contains(word.folded) {
+                    continue
+                }
+            }
+            found.append(Designator(airline: code, number: number, tokens: index...last, isWeak: isWeak))
+            index = last
+        }
+        return found
+    }
+
+    /// Whether two or more characters have the shape of an IATA designator: upper-case letters and digits, at
+    /// least one letter.
+    static func isDesignator(_ bytes: some Collection<UInt8>) -> Bool {
+        var hasLetter = false
+        for byte in bytes {
+            switch byte {
+            case 0x41...0x5A: hasLetter = true
+            case 0x30...0x39: continue
+            default: return false
+            }
+        }
+        return hasLetter
+    }
+
+    func previousWord(_ tokens: [FlightText.Token], before index: Int) -> FlightText.Token? {
+        var position = index - 1
+        while position >= 0, position >= index - 3 {
+            if tokens[position].isWord { return tokens[position] }
+            if !tokens[position].isSymbol(in: ":") { return nil }
+            position -= 1
+        }
+        return nil
+    }
+
+    func nextWord(_ tokens: [FlightText.Token], after index: Int) -> FlightText.Token? {
+        var position = index + 1
+        while position < tokens.count, position <= index + 2 {
+            if tokens[position].isWord { return tokens[position] }
+            position += 1
+        }
+        return nil
+    }
+
+    // MARK: - Airline names
+
+    /// The first airline named in a text, with the flight number written after it ("United 912",
+    /// "Alaska Airlines flight 1139").
+    func airlineName(in text: FlightText) -> (code: String, number: Int?)? {
+        let tokens = text.tokens
+        if let match = data.cjkAirlineNames.first(in: text) {
+            return (match.value, nil)
+        }
+        var index = 0
+        while index < tokens.count {
+            guard tokens[index].isWord, !tokens[index].isCJK, !tokens[index].isNumber,
+                data.airlineFirstWords.contains(tokens[index].folded)
+            else {
+                index += 1
+                continue
+            }
+            var words: [String] = []
+            var positions: [Int] = []
+            var position = index
+            while position < tokens.count, words.count < data.longestNameWords, tokens[position].isWord,
+                !tokens[position].isCJK
+            {
+                words.append(tokens[position].folded)
+                positions.append(position)
+                position += 1
+                if position < tokens.count, tokens[position].isSymbol(in: ".'"), !tokens[position].isSpaced {
+                    position += 1
+                }
+            }
+            for count in stride(from: words.count, to: 0, by: -1) {
+                let key = words[0..<count].joined(separator: " ")
+                guard let code = data.airlineNames[key] else { continue }
+                // Single common words ("United", "Delta", "Swiss") count only when written with a capital.
+                if count == 1, !tokens[index].isCapitalized { continue }
+                return (code, flightNumber(in: tokens, after: positions[count - 1]))
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The number after an airline's name: "United 912", "Airlines flight 1139", "Airlines, Flight number 5".
+    func flightNumber(in tokens: [FlightText.Token], after index: Int) -> Int? {
+        var position = index + 1
+        var steps = 0
+        while position < tokens.count, steps < 4 {
+            let token = tokens[position]
+            if token.isNumber {
+                let count = token.text.utf8.count
+                return (1...4).contains(count) ? Int(token.text) : nil
+            }
+            if token.isWord {
+                guard
+                    FlightVocabulary.flightWords.contains(token.folded) || token.folded == "number"
+                        || token.folded == "no" || token.folded == "nr"
+                else { return nil }
+            }
+            position += 1
+            steps += 1
+        }
+        return nil
+    }
+}

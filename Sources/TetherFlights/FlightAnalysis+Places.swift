@@ -1,0 +1,213 @@
+import Foundation
+
+extension FlightAnalysis {
+    // MARK: - Places and routes
+
+    /// Whether a token is an airport code of the reference data ("SFO"), not a business acronym ("CEO").
+    func isAirportCode(_ token: FlightText.Token) -> Bool {
+        token.text.utf8.count == 3 && token.isUpperASCII && data.isAirportCode(String(token.text))
+            && !FlightVocabulary.notAirportCodes.contains(String(token.text))
+    }
+
+    /// A route written with airport codes: "SFO → PEK", "FRA-JFK", "SFO to PEK", "DUB > BOS".
+    func codeRoute(in text: FlightText) -> (from: String, to: String, weight: Double)? {
+        let tokens = text.tokens
+        for index in tokens.indices where isAirportCode(tokens[index]) {
+            var position = index + 1
+            var weight = 0.0
+            while position < tokens.count, position <= index + 3, !isAirportCode(tokens[position]) {
+                let token = tokens[position]
+                if FlightVocabulary.arrows.contains(String(token.text)) {
+                    weight = 0.45
+                } else if FlightVocabulary.dashes.contains(String(token.text)) {
+                    weight = max(weight, 0.35)
+                } else if token.isWord, FlightVocabulary.toWords.contains(token.folded) {
+                    weight = max(weight, 0.4)
+                } else if token.text != "\u{FE0F}" {
+                    weight = 0
+                    break
+                }
+                position += 1
+            }
+            guard weight > 0, position < tokens.count, isAirportCode(tokens[position]),
+                tokens[position].text != tokens[index].text
+            else { continue }
+            return (String(tokens[index].text), String(tokens[position].text), weight)
+        }
+        return nil
+    }
+
+    /// The places named in Latin script in a text, longest name first: "London Heathrow", "Los Angeles",
+    /// "Paris-Orly", and an airport code in brackets after a name ("Frankfurt (FRA)") makes it precise.
+    func places(in text: FlightText, capitalizedOnly: Bool) -> [Place] {
+        let tokens = text.tokens
+        var found: [Place] = []
+        var index = 0
+        while index < tokens.count {
+            let token = tokens[index]
+            guard token.isWord, !token.isCJK, !token.isNumber, !capitalizedOnly || token.isCapitalized,
+                data.placeFirstWords.contains(token.folded)
+            else {
+                index += 1
+                continue
+            }
+            var words: [String] = []
+            var positions: [Int] = []
+            var position = index
+            while position < tokens.count, words.count < data.longestNameWords {
+                let current = tokens[position]
+                if current.isWord, !current.isCJK {
+                    words.append(current.folded)
+                    positions.append(position)
+                    position += 1
+                } else if !current.isSpaced, current.isSymbol(in: "-'’./"), position + 1 < tokens.count,
+                    tokens[position + 1].isWord, !tokens[position + 1].isSpaced, !words.isEmpty
+                {
+                    position += 1
+                } else {
+                    break
+                }
+            }
+            var matched = false
+            for count in stride(from: words.count, to: 0, by: -1) {
+                let key = words[0..<count].joined(separator: " ")
+                guard let code = data.places[key] else { continue }
+                var place = Place(code: code, tokens: index...positions[count - 1])
+                if let airport = data.airports[code], FlightText.nameKey(airport.city) != key {
+                    place.isAirportName = true
+                }
+                refine(&place, tokens: tokens)
+                found.append(place)
+                index = place.tokens.upperBound + 1
+                matched = true
+                break
+            }
+            if !matched { index += 1 }
+        }
+        return found
+    }
+
+    /// Replaces a city by the airport written after it in brackets: "London (LHR)", "大阪（伊丹）".
+    func refine(_ place: inout Place, tokens: [FlightText.Token]) {
+        let open = place.tokens.upperBound + 1
+        guard open + 2 < tokens.count, tokens[open].text == "(", tokens[open + 2].text == ")" else { return }
+        let inner = tokens[open + 1]
+        if isAirportCode(inner) {
+            place.code = String(inner.text)
+            place.isAirportName = data.airports[place.code] != nil
+            place.tokens = place.tokens.lowerBound...(open + 2)
+        }
+    }
+
+    /// A route written with names joined by an arrow, a dash or "to": "London Heathrow to Los Angeles",
+    /// "Barcelona - Madrid", "Nice → Paris-Orly".
+    func placeRoute(in text: FlightText, places: [Place]) -> (from: String, to: String, weight: Double)? {
+        let tokens = text.tokens
+        for (first, second) in zip(places, places.dropFirst()) where first.code != second.code {
+            let between = tokens[(first.tokens.upperBound + 1)..<second.tokens.lowerBound]
+            guard !between.isEmpty, between.count <= 3 else { continue }
+            let isJoined = between.allSatisfy { token in
+                FlightVocabulary.arrows.contains(String(token.text))
+                    || FlightVocabulary.dashes.contains(String(token.text))
+                    || (token.isWord && FlightVocabulary.toWords.contains(token.folded)) || token.text == "\u{FE0F}"
+            }
+            if isJoined { return (first.code, second.code, first.isAirportName || second.isAirportName ? 0.45 : 0.3) }
+        }
+        return nil
+    }
+
+    /// The places named in Chinese or Japanese script, in order, each with its range in the text; the longest
+    /// name wins where names overlap ("上海浦东" over "上海").
+    func cjkPlaces(in text: FlightText) -> [(code: String, range: Range<String.Index>)] {
+        guard text.tokens.contains(where: \.isCJK) else { return [] }
+        let found = data.cjkPlaces.matches(in: text).map { (code: $0.value, range: $0.range) }
+        // "大阪（伊丹）": the airport in brackets makes the city precise.
+        var refined: [(code: String, range: Range<String.Index>)] = []
+        for place in found {
+            if let last = refined.last, text.text[last.range.upperBound..<place.range.lowerBound] == "(",
+                text.text[place.range.upperBound...].first == ")"
+            {
+                refined[refined.count - 1] = (place.code, last.range.lowerBound..<place.range.upperBound)
+                continue
+            }
+            refined.append(place)
+        }
+        return refined
+    }
+
+    /// A route written in Chinese or Japanese: "羽田→那覇", "上海→北京", "深圳飞上海", "虹桥-首都".
+    func cjkRoute(in text: FlightText) -> (from: String, to: String, weight: Double)? {
+        let found = cjkPlaces(in: text)
+        for (first, second) in zip(found, found.dropFirst()) where first.code != second.code {
+            let between = String(text.text[first.range.upperBound..<second.range.lowerBound].filter { $0 != " " })
+            if ["→", "->", "-", "—", "–", "~", "〜", "～", "⇒", "✈", "✈️", ">", "飞", "飛", "至", "到", "发往"].contains(between)
+            {
+                return (first.code, second.code, 0.3)
+            }
+        }
+        return nil
+    }
+
+    /// The destination and origin a title names with a connector: "Flight to Tokyo", "Vuelo a Madrid",
+    /// "Rückflug aus Lissabon", "Voo para o Rio", "東京行き", "札幌へ", "飞往北京".
+    func connectedPlaces(in text: FlightText, places: [Place]) -> (from: String?, to: String?) {
+        var from: String?
+        var to: String?
+        let tokens = text.tokens
+        for place in places {
+            var position = place.tokens.lowerBound - 1
+            if position >= 0, tokens[position].isWord, FlightVocabulary.articles.contains(tokens[position].folded) {
+                position -= 1
+            }
+            guard position >= 0, tokens[position].isWord || tokens[position].text == "→" else { continue }
+            let word = tokens[position].folded
+            if to == nil, FlightVocabulary.toWords.contains(word) {
+                to = place.code
+            } else if from == nil, FlightVocabulary.fromWords.contains(word) {
+                from = place.code
+            }
+        }
+        // "Paris → Pointe-à-Pitre": a place before an arrow is the origin, even when the other end is unknown.
+        for place in places where from == nil {
+            let next = place.tokens.upperBound + 1
+            if next + 1 < tokens.count, FlightVocabulary.arrows.contains(String(tokens[next].text)) {
+                from = place.code
+            }
+        }
+        // Airport codes after a connector: "flight to SFO", "WN 2280 to LAS".
+        for index in tokens.indices.dropFirst() where isAirportCode(tokens[index]) {
+            let word = tokens[index - 1].folded
+            if to == nil, FlightVocabulary.toWords.contains(word) { to = String(tokens[index].text) }
+            if from == nil, FlightVocabulary.fromWords.contains(word) { from = String(tokens[index].text) }
+        }
+        for place in cjkPlaces(in: text) {
+            let after = text.text[place.range.upperBound...]
+            let before = text.text[..<place.range.lowerBound]
+            if to == nil,
+                after.first == "行" || after.first == "へ" || before.hasEnding("飞往")
+                    || before.hasEnding("飛往") || before.hasEnding("前往")
+            {
+                to = place.code
+            } else if from == nil, before.last == "从" || before.last == "從" || after.first == "発" {
+                from = place.code
+            }
+        }
+        return (from, to)
+    }
+
+    /// The airport a location names: a code ("SFO"), an airport's name ("Terminal 2, Munich Airport"), or words
+    /// that say it is an airport.
+    func airport(inLocation text: FlightText) -> (isAirport: Bool, code: String?) {
+        guard !text.tokens.isEmpty else { return (false, nil) }
+        if let token = text.tokens.first(where: isAirportCode) {
+            return (true, String(token.text))
+        }
+        let code = places(in: text, capitalizedOnly: false).first?.code ?? cjkPlaces(in: text).first?.code
+        let words = ["airport", "aeropuerto", "aeroport", "flughafen", "aeroporto", "luchthaven", "terminal"]
+        let isAirport =
+            text.tokens.contains { $0.isWord && words.contains($0.folded) }
+            || FlightVocabulary.cjkAirportWords.first(in: text) != nil
+            || text.tokens.contains { $0.folded == "schiphol" }
+        return (isAirport, isAirport ? code : nil)
+    }
+}
