@@ -259,43 +259,6 @@ let package = Package(
             ],
             path: "Tests/Helpers/TetherStoreProbe"
         ),
-        // `swift build -c release --product TetherBenchmarks` (see docs/benchmarks.md).
-        .executableTarget(
-            name: "TetherBenchmarks",
-            dependencies: [
-                "Tether",
-                "TetherCalendar",
-                "TetherTesting",
-                "TetherOAuth",
-                "TetherJWT",
-                "TetherURLSession",
-                "TetherAsyncHTTPClient",
-                "TetherServer",
-                "TetherDevProvider",
-                .hummingbird,
-                .httpTypes,
-                .nioCore,
-                .logging,
-            ],
-            path: "Benchmarks/TetherBenchmarks"
-        ),
-        // `swift build -c release --product SchedulerBenchmarks`, run under `Scripts/start-postgres.sh` (see
-        // docs/benchmarks.md, "PostgreSQL store and refresh scheduler").
-        .executableTarget(
-            name: "SchedulerBenchmarks",
-            dependencies: [
-                "Tether",
-                "TetherOAuth",
-                "TetherAsyncHTTPClient",
-                "TetherDevProvider",
-                "TetherPostgres",
-                .postgresNIO,
-                .metrics,
-                .serviceLifecycle,
-                .logging,
-            ],
-            path: "Benchmarks/SchedulerBenchmarks"
-        ),
 
         // The fuzz targets (Scripts/fuzz.sh, docs/reliability.md). The normal build makes a tool that replays
         // corpus files through them; Scripts/fuzz.sh builds them with libFuzzer and the address sanitizer.
@@ -581,11 +544,6 @@ let package = Package(
         // EventKit's names, so that `AppleCalendarSource` compiles where EventKit does not exist, with an
         // in-memory event store that only this package's tests fill. Not a product.
         .target(name: "EventKitShim"),
-        .executableTarget(
-            name: "FlightBench",
-            dependencies: ["TetherFlights"],
-            path: "Benchmarks/FlightBench"
-        ),
         .testTarget(
             name: "TetherCalendarTests",
             dependencies: [

@@ -33,7 +33,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import peers  # noqa: E402
 
 TETHER = os.path.join(ROOT, ".build", "release", "tether")
-AGENT = os.path.join(ROOT, ".build", "release", "TetherBenchmarks")
+AGENT = os.path.join(ROOT, "Benchmarks", ".build", "release", "TetherBenchmarks")
 ADMIN_KEY = secrets.token_urlsafe(32)
 LIFETIME = 2  # seconds an access token lives at the provider the expiry scenarios use
 LEEWAY = 0.5  # refresh this long before expiry (Tether's default leeway for a 2-second token: a quarter of it)

@@ -15,5 +15,5 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r bench/requirements.txt
 swift build -c release --product tether
-swift build -c release --product TetherBenchmarks
+swift build -c release --package-path Benchmarks --product TetherBenchmarks
 exec "$venv/bin/python" bench/bench.py "$@"

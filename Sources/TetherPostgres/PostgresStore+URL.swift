@@ -1,5 +1,5 @@
 import Foundation
-package import PostgresNIO
+public import PostgresNIO
 import Tether
 
 extension PostgresStore {
@@ -7,7 +7,9 @@ extension PostgresStore {
     /// server on loopback or a private network; pass a configuration with TLS to the client otherwise).
     /// - Throws: ``Tether/CredentialStoreError/invalidConfiguration`` when the URL is not of that form. The message
     ///   never contains the URL, which may hold a password.
-    package static func clientConfiguration(url: String) throws -> PostgresClient.Configuration {
+    /// - Parameter url: The URL.
+    /// - Returns: The configuration.
+    public static func clientConfiguration(url: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url),
             components.scheme == "postgresql" || components.scheme == "postgres",
             let host = components.host, !host.isEmpty,

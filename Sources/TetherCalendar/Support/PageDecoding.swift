@@ -1,10 +1,14 @@
-package import Foundation
+public import Foundation
 
 extension GoogleCalendarClient {
     /// Decodes one `events.list` page as the client does, for benchmarks and tools.
+    /// - Parameters:
+    ///   - data: The page's JSON.
+    ///   - source: The source the events belong to.
+    ///   - calendar: The calendar the page lists.
     /// - Returns: The events (cancelled items left out) and the skipped ones.
     /// - Throws: ``CalendarError/decoding`` when the page is not the documented JSON.
-    package static func decodeEventsPage(
+    public static func decodeEventsPage(
         _ data: Data,
         source: CalendarSourceID,
         calendar: CalendarInfo
@@ -17,9 +21,13 @@ extension GoogleCalendarClient {
 
 extension GraphCalendarClient {
     /// Decodes one `calendarView` or delta page as the client does, for benchmarks and tools.
+    /// - Parameters:
+    ///   - data: The page's JSON.
+    ///   - source: The source the events belong to.
+    ///   - calendar: The calendar the page lists.
     /// - Returns: The events (removed items left out) and the skipped ones.
     /// - Throws: ``CalendarError/decoding`` when the page is not the documented JSON.
-    package static func decodeEventsPage(
+    public static func decodeEventsPage(
         _ data: Data,
         source: CalendarSourceID,
         calendar: CalendarInfo
