@@ -19,16 +19,25 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
-        .target(name: "Tether", dependencies: [.logging, .crypto, .httpTypes]),
+        .target(
+            name: "Tether",
+            dependencies: [
+                .logging, .crypto, .httpTypes,
+                .target(name: "BackgroundTasksShim", condition: .when(platforms: nonApplePlatforms)),
+            ]
+        ),
+        .target(name: "BackgroundTasksShim"),
+        .target(name: "LocalAuthenticationShim"),
         .target(name: "TetherTesting", dependencies: ["Tether", .logging, .inMemoryLogging]),
         .target(
             name: "TetherKeychain",
             dependencies: [
                 "Tether", .logging, .target(name: "SecItemShim", condition: .when(platforms: nonApplePlatforms)),
+                .target(name: "LocalAuthenticationShim", condition: .when(platforms: nonApplePlatforms)),
             ]
         ),
         .target(name: "SecItemShim"),
-        .target(name: "KeychainSimulator", dependencies: ["SecItemShim"]),
+        .target(name: "KeychainSimulator", dependencies: ["SecItemShim", "LocalAuthenticationShim"]),
         .target(name: "TetherTestSupport", dependencies: ["Tether", .httpTypes]),
         .executableTarget(
             name: "TetherStoreProbe",
