@@ -101,6 +101,15 @@ def main():
             )
         )
 
+    closed = set()
+    for row in read_table("closed-airports.tsv"):
+        code = row[0]
+        if code in airports or len(row) != 5 or len(code) != 3 or not code.isalpha() or not code.isupper():
+            sys.exit(f"closed-airports.tsv: {code!r} is not a closed airport's code of five fields, unused today")
+        closed.add(code)
+        airport_lines.append("\t".join(clean(field) for field in row))
+    airport_lines.sort()
+
     package_dir = os.path.dirname(airportsdata.__file__)
     metros = {}
     with open(os.path.join(package_dir, "iata_macs.csv"), encoding="utf-8") as handle:
@@ -115,7 +124,7 @@ def main():
             continue
         metro_lines.append("\t".join([code, clean(entry["city"]), entry["country"], ",".join(sorted(entry["members"]))]))
 
-    known = set(airports) | set(metros)
+    known = set(airports) | set(metros) | closed
     airline_lines = []
     seen = set()
     for row in read_table("airlines.tsv"):
@@ -127,6 +136,19 @@ def main():
             sys.exit(f"airlines.tsv: {code} appears twice")
         seen.add(code)
         airline_lines.append("\t".join([code, clean(name)] + ([others] if others else [])))
+
+    retired_lines = []
+    retired_seen = set()
+    for row in read_table("retired-airlines.tsv"):
+        code, name, others, year = row[0], row[1], row[2], row[3]
+        if len(code) != 2 or not code.isalnum() or not code.isupper() or not any(c.isalpha() for c in code):
+            sys.exit(f"retired-airlines.tsv: {code!r} is not an IATA airline designator")
+        if code in retired_seen:
+            sys.exit(f"retired-airlines.tsv: {code} appears twice")
+        if not (year.isdigit() and len(year) == 4):
+            sys.exit(f"retired-airlines.tsv: {code}'s last year {year!r} is not a year")
+        retired_seen.add(code)
+        retired_lines.append("\t".join([code, clean(name), others, year]))
 
     place_lines = []
     for row in read_table("place-names.tsv"):
@@ -155,6 +177,12 @@ def main():
         "airlineRecords",
         "Airline designators written by hand: designator, name, other names separated by `|`.",
         airline_lines,
+    )
+    write_swift(
+        "FlightReferenceData+RetiredAirlines.swift",
+        "retiredAirlineRecords",
+        "Airlines that no longer fly, written by hand: designator, name, other names separated by `|`, last year.",
+        retired_lines,
     )
     write_swift(
         "FlightReferenceData+PlaceNames.swift",

@@ -34,7 +34,9 @@ extension FlightAnalysis {
             } else {
                 continue
             }
-            guard data.airlines[code] != nil, let number = Int(digits), number > 0 else { continue }
+            guard data.isAirlineCode(code), let number = Int(digits), number > 0 else { continue }
+            // A designator no airline flies under today is more often a code of something else: weaker evidence.
+            if data.airlines[code] == nil { isWeak = true }
 
             // What comes before: "Room B12", "SKU LH400", "#UA857", "10 AM 12".
             if index > 0 {
@@ -100,12 +102,21 @@ extension FlightAnalysis {
 
     // MARK: - Airline names
 
+    /// An airline named in a text.
+    struct NamedAirline {
+        var code: String
+        /// The flight number written after the name.
+        var number: Int?
+        /// Whether the name is that of an airline that no longer flies ("US Airways", "Alitalia").
+        var isRetired = false
+    }
+
     /// The first airline named in a text, with the flight number written after it ("United 912",
-    /// "Alaska Airlines flight 1139").
-    func airlineName(in text: FlightText) -> (code: String, number: Int?)? {
+    /// "Alaska Airlines flight 1139", "US Airways(US) #403").
+    func airlineName(in text: FlightText) -> NamedAirline? {
         let tokens = text.tokens
         if let match = data.cjkAirlineNames.first(in: text) {
-            return (match.value, nil)
+            return NamedAirline(code: match.value)
         }
         var index = 0
         while index < tokens.count {
@@ -133,18 +144,23 @@ extension FlightAnalysis {
                 guard let code = data.airlineNames[key] else { continue }
                 // Single common words ("United", "Delta", "Swiss") count only when written with a capital.
                 if count == 1, !tokens[index].isCapitalized { continue }
-                return (code, flightNumber(in: tokens, after: positions[count - 1]))
+                return NamedAirline(
+                    code: code,
+                    number: flightNumber(in: tokens, after: positions[count - 1], code: code),
+                    isRetired: data.retiredAirlineNames.contains(key)
+                )
             }
             index += 1
         }
         return nil
     }
 
-    /// The number after an airline's name: "United 912", "Airlines flight 1139", "Airlines, Flight number 5".
-    func flightNumber(in tokens: [FlightText.Token], after index: Int) -> Int? {
+    /// The number after an airline's name: "United 912", "Airlines flight 1139", "Airlines, Flight number 5",
+    /// "US Airways(US) #403", "Eurowings\nFlugnummer: 8462".
+    func flightNumber(in tokens: [FlightText.Token], after index: Int, code: String) -> Int? {
         var position = index + 1
         var steps = 0
-        while position < tokens.count, steps < 4 {
+        while position < tokens.count, steps < 6 {
             let token = tokens[position]
             if token.isNumber {
                 let count = token.text.utf8.count
@@ -152,9 +168,11 @@ extension FlightAnalysis {
             }
             if token.isWord {
                 guard
-                    FlightVocabulary.flightWords.contains(token.folded) || token.folded == "number"
-                        || token.folded == "no" || token.folded == "nr"
+                    FlightVocabulary.flightWords.contains(token.folded)
+                        || FlightVocabulary.numberWords.contains(token.folded) || token.text == code
                 else { return nil }
+            } else if !token.isSymbol(in: "():#,.-–°º") {
+                return nil
             }
             position += 1
             steps += 1

@@ -31,7 +31,7 @@ extension FlightAnalysis {
         _ text: FlightText,
         designators: [Designator],
         places: [Place],
-        namedAirline: (code: String, number: Int?)?
+        namedAirline: NamedAirline?
     ) -> Bool {
         var covered = Set<Int>()
         for designator in designators { covered.formUnion(designator.tokens) }

@@ -50,6 +50,8 @@ struct FlightAnalysis {
     var to: String?
     var departure: Date?
     var arrival: Date?
+    var airlineIsRetired = false
+    var legs: [Leg] = []
 
     init(event: FlightDetector.Event, data: FlightReferenceData = .shared) {
         self.event = event
@@ -68,13 +70,50 @@ struct FlightAnalysis {
         return FlightDetection(
             isFlight: true,
             confidence: confidence,
-            airline: airline.flatMap { data.airlines[$0] },
+            airline: airline.flatMap { airlineRecord($0, retired: airlineIsRetired) },
             flightNumber: flightNumber,
             departureAirport: from.flatMap(data.airport),
             arrivalAirport: to.flatMap(data.airport),
             departure: departure ?? event.start,
-            arrival: arrival ?? event.end
+            arrival: arrival ?? event.end,
+            legs: legs.count > 1
+                ? legs.map { leg in
+                    FlightLeg(
+                        airline: airlineRecord(leg.airline, retired: false),
+                        flightNumber: leg.flightNumber,
+                        departureAirport: leg.from.flatMap(data.airport),
+                        arrivalAirport: leg.to.flatMap(data.airport),
+                        departure: leg.departure,
+                        arrival: leg.arrival
+                    )
+                } : []
         )
+    }
+
+    /// The airline of a designator: today's carrier, or the one that last flew under it when none does or the
+    /// text names the retired one.
+    func airlineRecord(_ code: String, retired: Bool) -> Airline? {
+        if retired, let airline = data.retiredAirlines[code] { return airline }
+        return data.airlines[code] ?? data.retiredAirlines[code]
+    }
+
+    /// The leg an event is about: the one leaving nearest the event's start, or the first.
+    func eventLeg(of legs: [Leg]) -> Leg? {
+        guard let start = event.start else { return legs.first }
+        let timed = legs.compactMap { leg in leg.departure.map { (leg, abs($0.timeIntervalSince(start))) } }
+        if let nearest = timed.min(by: { $0.1 < $1.1 }), nearest.1 < 36 * 3600 { return nearest.0 }
+        return legs.first
+    }
+
+    /// The designators that name a flight as it was sold: one written after "operated by" is the same flight's
+    /// operating carrier, unless it is the only one.
+    func marketing(_ designators: [Designator], in text: FlightText) -> [Designator] {
+        let sold = designators.filter { designator in
+            let start = designator.tokens.lowerBound
+            let window = text.tokens[max(0, start - 5)..<start]
+            return !window.contains { $0.isWord && FlightVocabulary.operatedWords.contains($0.folded) }
+        }
+        return sold.isEmpty ? designators : sold
     }
 
     var score: Double {
@@ -94,13 +133,34 @@ struct FlightAnalysis {
             arrival = reservation.arrivalTime.flatMap { parseTime($0, airport: to) }
         }
 
-        // Airline and flight number.
-        let titleDesignators = designators(in: title)
-        let otherDesignators = designators(in: description) + designators(in: location)
+        // Trains, coaches and ferries: their numbers are not flight numbers.
+        let ground = groundTravel()
+
+        // Airline and flight number; a codeshare's "operated by" designator describes the same flight.
+        let titleDesignators = designators(in: title).filter { !isGroundNumber($0, in: title.tokens, ground: ground) }
+        let descriptionDesignators = marketing(
+            designators(in: description).filter { !isGroundNumber($0, in: description.tokens, ground: ground) },
+            in: description
+        )
+        let locationDesignators = designators(in: location).filter {
+            !isGroundNumber($0, in: location.tokens, ground: ground)
+        }
+        let otherDesignators = descriptionDesignators + locationDesignators
         if let first = titleDesignators.first {
             evidence += first.isWeak ? 0.3 : 0.4
         } else if let first = otherDesignators.first {
             evidence += first.isWeak ? 0.2 : 0.3
+        }
+
+        // The flights of a booking that lists several: a reservation system's segment lines, or designators each
+        // with its route.
+        let itinerary = itineraryLegs(in: description)
+        if !itinerary.isEmpty { evidence += 0.9 }
+        legs = itinerary.isEmpty ? confirmationLegs(in: description, designators: descriptionDesignators) : itinerary
+        let leg = legs.isEmpty ? nil : eventLeg(of: legs)
+        if let leg, titleDesignators.isEmpty, flightNumber == nil {
+            airline = leg.airline
+            flightNumber = leg.flightNumber
         }
         if let first = titleDesignators.first ?? otherDesignators.first, flightNumber == nil {
             airline = airline ?? first.airline
@@ -115,6 +175,7 @@ struct FlightAnalysis {
             if flightNumber == nil, let number = namedAirline.number, airline == namedAirline.code {
                 flightNumber = "\(namedAirline.code)\(number)"
             }
+            if namedAirline.isRetired, airline == namedAirline.code { airlineIsRetired = true }
         }
 
         // Routes: "SFO → PEK", "FRA-JFK", "London Heathrow to Los Angeles", "羽田→那覇".
@@ -164,9 +225,19 @@ struct FlightAnalysis {
         let locationAirport = airport(inLocation: location)
         if locationAirport.isAirport { evidence += 0.15 }
 
+        // Trains, coaches and ferries: without anything only a flight has, the event is not one.
+        if ground.isPresent {
+            let allPlaces = titlePlaces + descriptionPlaces
+            if hasAirEvidence(namedAirline: namedAirline, itinerary: itinerary, places: allPlaces) {
+                counterEvidence += min(0.3, 0.1 * Double(ground.kinds.count))
+            } else {
+                counterEvidence += 1
+            }
+        }
+
         // Fill in the route, the most explicit source first.
         for candidate in [
-            titleRoute.map { ($0.from, $0.to) }, descriptionRoute.map { ($0.from, $0.to) },
+            titleRoute.map { ($0.from, $0.to) }, leg.map { ($0.from, $0.to) }, descriptionRoute.map { ($0.from, $0.to) },
             (departureBlock?.code, arrivalBlock?.code), (titleEnds.from, titleEnds.to),
         ] {
             guard let candidate else { continue }
@@ -199,6 +270,10 @@ struct FlightAnalysis {
         // Times from the text when the event is a confirmation.
         if !isSchemaReservation {
             readTimes(departureBlock: departureBlock, arrivalBlock: arrivalBlock)
+            if let leg, leg.departure != nil, legs.count > 1 || !itinerary.isEmpty {
+                departure = leg.departure
+                arrival = leg.arrival ?? arrival
+            }
         }
     }
 

@@ -21,6 +21,9 @@ public struct FlightDetection: Sendable, Hashable {
     public var departure: Date?
     /// When the flight arrives: from the text when it says, otherwise the event's end.
     public var arrival: Date?
+    /// Every flight of a booking that lists more than one (an agency's itinerary, a return trip, a connection),
+    /// in the order the text gives them; empty when the event is about one flight.
+    public var legs: [FlightLeg]
 
     /// Creates a detection.
     ///
@@ -33,6 +36,7 @@ public struct FlightDetection: Sendable, Hashable {
     ///   - arrivalAirport: The arrival airport or city.
     ///   - departure: The departure time.
     ///   - arrival: The arrival time.
+    ///   - legs: Every flight of a booking that lists more than one.
     public init(
         isFlight: Bool,
         confidence: Double,
@@ -41,7 +45,8 @@ public struct FlightDetection: Sendable, Hashable {
         departureAirport: Airport? = nil,
         arrivalAirport: Airport? = nil,
         departure: Date? = nil,
-        arrival: Date? = nil
+        arrival: Date? = nil,
+        legs: [FlightLeg] = []
     ) {
         self.isFlight = isFlight
         self.confidence = confidence
@@ -51,6 +56,7 @@ public struct FlightDetection: Sendable, Hashable {
         self.arrivalAirport = arrivalAirport
         self.departure = departure
         self.arrival = arrival
+        self.legs = legs
     }
 
     /// A detection of an event that is not a flight.

@@ -20,8 +20,12 @@ struct FlightReferenceData: Sendable {
     /// known: the detector recognises flights by their airline designators and words alone.
     let airportTableError: AirportTable.LoadError?
 
-    /// Airlines by IATA designator.
+    /// Airlines flying today by IATA designator.
     let airlines: [String: Airline]
+    /// Airlines that no longer fly, by the designator they flew under.
+    let retiredAirlines: [String: Airline]
+    /// The folded names (keys of ``airlineNames``) of airlines that no longer fly.
+    let retiredAirlineNames: Set<String>
     /// Airports by IATA code.
     let airports: [String: Airport]
     /// City codes (`LON`, `PAR`, ...) by IATA code.
@@ -30,7 +34,7 @@ struct FlightReferenceData: Sendable {
     let places: [String: String]
     /// IATA codes by place name written in Chinese or Japanese script.
     let cjkPlaces: FlightCJKIndex<String>
-    /// Airline designators by folded airline name.
+    /// Airline designators by folded airline name, of the airlines flying today and of those that no longer fly.
     let airlineNames: [String: String]
     /// Airline designators by airline name written in Chinese or Japanese script.
     let cjkAirlineNames: FlightCJKIndex<String>
@@ -40,6 +44,11 @@ struct FlightReferenceData: Sendable {
     let airlineFirstWords: Set<String>
     /// The largest number of words in a key of ``places`` or ``airlineNames``.
     let longestNameWords: Int
+
+    /// Whether `code` is the designator of an airline, flying today or not.
+    func isAirlineCode(_ code: String) -> Bool {
+        airlines[code] != nil || retiredAirlines[code] != nil
+    }
 
     /// Returns the airport or city with the given (upper-case) IATA code.
     func airport(_ code: String) -> Airport? {
@@ -78,6 +87,23 @@ struct FlightReferenceData: Sendable {
                     if airlineNames[key] == nil { airlineNames[key] = code }
                     longest = max(longest, key.split(separator: " ").count)
                 }
+            }
+        }
+
+        var retiredAirlines: [String: Airline] = [:]
+        var retiredAirlineNames: Set<String> = []
+        for line in Self.retiredAirlineRecords.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 4 else { continue }
+            let code = String(fields[0])
+            let name = String(fields[1])
+            retiredAirlines[code] = Airline(iataCode: code, name: name, lastYearFlown: Int(fields[3]))
+            for name in [name] + fields[2].split(separator: "|").map(String.init) {
+                let key = FlightText.nameKey(name)
+                guard !key.isEmpty, airlineNames[key] == nil else { continue }
+                airlineNames[key] = code
+                retiredAirlineNames.insert(key)
+                longest = max(longest, key.split(separator: " ").count)
             }
         }
 
@@ -155,6 +181,8 @@ struct FlightReferenceData: Sendable {
         }
 
         self.airlines = airlines
+        self.retiredAirlines = retiredAirlines
+        self.retiredAirlineNames = retiredAirlineNames
         self.airports = airports
         self.metropolitanAreas = metropolitanAreas
         self.places = places

@@ -203,4 +203,78 @@ enum FlightVocabulary {
             ], 0.3
         ),
     ]
+
+    // MARK: - Ground travel
+
+    /// Trains, coaches, buses and ferries, their operators and what their tickets say, by kind: the vehicle or
+    /// operator, "coach" (alone, since it is also an airline cabin), what is on board, and stations.
+    ///
+    /// Latin entries are folded; Chinese and Japanese entries are searched as substrings.
+    static let groundCues: [[String]] = [
+        [
+            "train", "trains", "tren", "trenes", "treno", "treni", "trem", "comboio", "trein", "treinen", "zug",
+            "zuge", "bahn", "railway", "railways", "railjet", "nightjet", "intercity", "eurocity", "euronight",
+            "regional express", "tgv", "inoui", "ouigo", "alvia", "avlo", "iryo", "frecciarossa", "frecciargento",
+            "frecciabianca", "trenitalia", "italo treno", "italotreno", "renfe", "sncf", "deutsche bahn",
+            "bahn.de", "obb", "oebb", "sbb", "sbb cff ffs", "ns international", "eurostar", "thalys", "flixbus",
+            "flixtrain", "regiojet", "leo express", "westbahn", "alsa", "greyhound", "megabus", "national express",
+            "amtrak", "via rail", "comboios de portugal", "alfa pendular", "intercidades", "rede expressos",
+            "eurolines", "itabus", "autobus", "autocar", "autocarro", "pullman", "fernbus", "bus", "buses", "ferry",
+            "ferries", "fahre", "faehre", "traghetto", "ferri", "veerboot", "irctc", "indian railways", "shinkansen",
+            "jr east", "jr west", "jr central", "jr kyushu", "12306", "rail ticket", "train ticket", "bahnticket",
+            "billet de train", "biglietto treno", "billete de tren", "bilhete de comboio", "treinkaartje",
+            "新幹線", "のぞみ", "ひかり", "こだま", "はやぶさ", "みずほ", "特急", "電車", "列車", "列车", "高铁", "火车", "动车", "铁路",
+            "鐵路", "高鐵", "高速バス", "夜行バス", "バス", "大巴", "巴士", "客运", "长途汽车", "フェリー", "渡轮", "乗車券",
+            "車票", "车票",
+        ],
+        ["coach", "coaches"],
+        [
+            "carriage", "wagon", "voiture", "wagen", "carrozza", "coche", "carruagem", "rijtuig", "couchette",
+            "berth", "sleeper", "liegewagen", "schlafwagen", "platform", "gleis", "voie", "binario", "anden",
+            "spoor", "plataforma", "车厢", "号车", "号車", "車両", "番線", "寝台", "卧铺", "检票", "改札", "座席指定",
+        ],
+        [
+            "station", "bahnhof", "hbf", "hauptbahnhof", "gare", "stazione", "estacion", "estacao", "centraal",
+            "busbahnhof", "zob", "火车站", "高铁站", "车站", "駅",
+        ],
+    ]
+
+    /// The index in ``groundCues`` of "coach", which is also the economy cabin of North American airlines.
+    static let coachCueKind = 1
+
+    /// Finds the ground-travel cues; a group's index is its index in ``groundCues``.
+    static let groundPhrases = FlightPhraseMatcher(groundCues)
+
+    /// Train categories written before a train's number, folded: a designator-shaped code after one of these
+    /// ("EC 170", "RJ 1234", "FR 9611", "IC 2") is a train when the event speaks of ground travel.
+    static let trainCategories: Set<String> = [
+        "ice", "ic", "ec", "en", "rj", "rjx", "nj", "tgv", "fr", "fa", "fb", "ave", "re", "rb", "ir", "ire", "rex",
+        "ter", "tlk", "eic", "ex", "icn", "cnl", "es", "ouigo", "inoui", "thalys", "eurostar", "alvia", "avlo",
+        "iryo", "italo", "railjet", "nightjet", "intercity", "eurocity", "euronight", "regio", "zug", "train",
+        "tren", "treno", "trein", "trem", "bus", "coach", "linie", "line", "ligne", "linea",
+    ]
+
+    /// Operators written before a train's or coach's number ("FlixBus N 1234", "RegioJet 1021").
+    static let groundOperators: Set<String> = [
+        "flixbus", "flixtrain", "regiojet", "westbahn", "greyhound", "megabus", "amtrak", "renfe", "sncf",
+        "trenitalia", "frecciarossa", "frecciargento", "frecciabianca", "italo", "alsa", "eurolines", "itabus",
+    ]
+
+    /// Words that say a place is an airport, folded.
+    static let airportWords: Set<String> = [
+        "airport", "airports", "aeropuerto", "aeroport", "aeroports", "flughafen", "aeroporto", "luchthaven",
+        "schiphol",
+    ]
+
+    /// Words that introduce a codeshare's operating carrier ("operated by", "opéré par", "durchgeführt von").
+    static let operatedWords: Set<String> = [
+        "operated", "operado", "operada", "opere", "operee", "durchgefuhrt", "durchgefuehrt", "operato", "operata",
+        "uitgevoerd", "betrieben", "operating",
+    ]
+
+    /// Words between an airline's name and its flight number ("Flight number", "Flugnummer", "N°").
+    static let numberWords: Set<String> = [
+        "number", "no", "nr", "num", "flugnummer", "flugnr", "vluchtnummer", "vluchtnr", "numero", "n", "nº",
+        "vuelo", "vol", "volo", "voo", "flug", "vlucht", "flight", "flightnumber",
+    ]
 }

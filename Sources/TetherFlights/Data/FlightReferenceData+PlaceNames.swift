@@ -171,5 +171,7 @@ extension FlightReferenceData {
         GRU	Guarulhos|São Paulo-Guarulhos
         GIG	Galeão|Rio de Janeiro-Galeão
         PTP	Pointe-à-Pitre|Pointe-a-Pitre|Guadeloupe
+        TXL	Tegel|Berlin-Tegel|Berlin Tegel|Flughafen Tegel|テーゲル|泰格尔
+        SXF	Schönefeld|Berlin-Schönefeld|Flughafen Schönefeld
         """#
 }

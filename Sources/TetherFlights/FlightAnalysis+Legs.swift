@@ -1,0 +1,257 @@
+import Foundation
+
+extension FlightAnalysis {
+    /// One flight of a booking: its designator and number, its airports and, when the text says, its times.
+    struct Leg {
+        var airline: String
+        var number: Int
+        var from: String?
+        var to: String?
+        var departure: Date?
+        var arrival: Date?
+
+        var flightNumber: String { "\(airline)\(number)" }
+    }
+
+    // MARK: - Reservation-system itineraries
+
+    /// The flight segments of an itinerary printed by a global distribution system, one per line:
+    ///
+    /// ```
+    ///  1  LH 455 Y 14MAR 7 SFOFRA HK1  1540  1125+1           (Amadeus)
+    ///  1 AA 100Y 15MAR 1 JFKLHR SS1   600P  650A /DCAA*ABC    (Sabre)
+    ///  1. BA  283 Y  15MAR LHRLAX HK1  1005   1305  O*        (Travelport)
+    /// ```
+    ///
+    /// A segment is a designator with its number, then a day and month (`14MAR`), then the city pair (`SFOFRA`,
+    /// both airport codes), then the departure and arrival times.
+    func itineraryLegs(in text: FlightText) -> [Leg] {
+        let tokens = text.tokens
+        guard tokens.count >= 6 else { return [] }
+        var legs: [Leg] = []
+        var lineStart = 0
+        while lineStart < tokens.count {
+            var lineEnd = lineStart + 1
+            while lineEnd < tokens.count, !tokens[lineEnd].startsLine { lineEnd += 1 }
+            if lineEnd - lineStart >= 4, let leg = itineraryLeg(tokens, lineStart..<lineEnd) {
+                legs.append(leg)
+            }
+            lineStart = lineEnd
+        }
+        return legs
+    }
+
+    private func itineraryLeg(_ tokens: [FlightText.Token], _ line: Range<Int>) -> Leg? {
+        // The day and month, then the city pair after it.
+        guard let dateIndex = line.first(where: { Self.dayAndMonth(tokens[$0]) != nil }),
+            let (day, month) = Self.dayAndMonth(tokens[dateIndex])
+        else { return nil }
+        var pairIndex: Int?
+        var from = ""
+        var to = ""
+        for index in (dateIndex + 1)..<min(line.upperBound, dateIndex + 5) {
+            let token = tokens[index]
+            guard token.isWord, token.isUpperASCII else { continue }
+            if token.text.utf8.count == 6 {
+                let first = String(token.text.prefix(3))
+                let second = String(token.text.suffix(3))
+                if data.isAirportCode(first), data.isAirportCode(second) {
+                    (pairIndex, from, to) = (index, first, second)
+                    break
+                }
+            }
+        }
+        guard let pairIndex else { return nil }
+        // The designator and number before the date: "LH 455", "AA 100Y", "LH455".
+        var designator: (String, Int)?
+        for index in line.lowerBound..<dateIndex where designator == nil {
+            let token = tokens[index]
+            guard token.isWord, !token.isCJK else { continue }
+            let bytes = Array(token.text.utf8)
+            if bytes.count == 2, Self.isDesignator(bytes), data.isAirlineCode(String(token.text)),
+                index + 1 < dateIndex, let number = Self.segmentNumber(tokens[index + 1].text)
+            {
+                designator = (String(token.text), number)
+            } else if (3...7).contains(bytes.count), Self.isDesignator(bytes[0..<2]),
+                data.isAirlineCode(String(token.text.prefix(2))),
+                let number = Self.segmentNumber(token.text.dropFirst(2))
+            {
+                designator = (String(token.text.prefix(2)), number)
+            }
+        }
+        guard let (airline, number) = designator else { return nil }
+        var leg = Leg(airline: airline, number: number, from: from, to: to)
+        // The times after the city pair: "1540 1125+1", "600P 650A".
+        var times: [(hour: Int, minute: Int)] = []
+        var dayOffset = 0
+        var index = pairIndex + 1
+        while index < line.upperBound, times.count < 2 {
+            if let time = Self.segmentTime(tokens[index].text) {
+                times.append(time)
+                if times.count == 2, index + 2 < line.upperBound, tokens[index + 1].text == "+",
+                    !tokens[index + 1].isSpaced, let days = Int(tokens[index + 2].text), days <= 2
+                {
+                    dayOffset = days
+                }
+            }
+            index += 1
+        }
+        if let (year, zone) = segmentYear(month: month, day: day, airport: from) {
+            let components = DateComponents(year: year, month: month, day: day, hour: 0, minute: 0, second: 0)
+            if let departure = times.first {
+                var start = components
+                start.hour = departure.hour
+                start.minute = departure.minute
+                leg.departure = FlightDates.date(start, zone: zone)
+            }
+            if times.count == 2, let arrivalZone = self.zone(of: to) {
+                var end = components
+                end.hour = times[1].hour
+                end.minute = times[1].minute
+                if var arrival = FlightDates.date(end, zone: arrivalZone) {
+                    arrival += Double(dayOffset) * 86_400
+                    var steps = 0
+                    while let departure = leg.departure, arrival < departure, steps < 2 {
+                        arrival += 86_400
+                        steps += 1
+                    }
+                    leg.arrival = arrival
+                }
+            }
+        }
+        return leg
+    }
+
+    /// The year of a day and month printed without one: the one that puts it nearest the event's start.
+    private func segmentYear(month: Int, day: Int, airport: String) -> (Int, TimeZone)? {
+        guard let zone = zone(of: airport) ?? event.timeZone, let start = event.start else { return nil }
+        guard let year = FlightDates.day(of: start, in: zone).year else { return nil }
+        var best: (year: Int, distance: Double)?
+        for candidate in (year - 1)...(year + 1) {
+            let components = DateComponents(year: candidate, month: month, day: day, hour: 12, minute: 0, second: 0)
+            guard let date = FlightDates.date(components, zone: zone) else { continue }
+            let distance = abs(date.timeIntervalSince(start))
+            if best == nil || distance < best?.distance ?? .infinity { best = (candidate, distance) }
+        }
+        return best.map { ($0.year, zone) }
+    }
+
+    /// "14MAR" or "14MAR27": a day and an English month abbreviation, as reservation systems print them.
+    static func dayAndMonth(_ token: FlightText.Token) -> (day: Int, month: Int)? {
+        guard token.isWord, !token.isCJK else { return nil }
+        let bytes = Array(token.text.utf8)
+        guard (4...7).contains(bytes.count) else { return nil }
+        var position = 0
+        var day = 0
+        while position < bytes.count, position < 2, bytes[position] >= 0x30, bytes[position] <= 0x39 {
+            day = day * 10 + Int(bytes[position] - 0x30)
+            position += 1
+        }
+        guard position > 0, (1...31).contains(day), position + 3 <= bytes.count else { return nil }
+        let name = String(decoding: bytes[position..<(position + 3)], as: UTF8.self)
+        guard let month = months[name] else { return nil }
+        let rest = bytes[(position + 3)...]
+        guard rest.isEmpty || (rest.count == 2 && rest.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return (day, month)
+    }
+
+    private static let months: [String: Int] = [
+        "JAN": 1, "FEB": 2, "MAR": 3, "APR": 4, "MAY": 5, "JUN": 6, "JUL": 7, "AUG": 8, "SEP": 9, "OCT": 10,
+        "NOV": 11, "DEC": 12,
+    ]
+
+    /// A flight number as a segment line prints it: one to four digits, perhaps with the booking class after
+    /// them ("455", "100Y").
+    static func segmentNumber(_ text: Substring) -> Int? {
+        var digits = text
+        if let last = digits.utf8.last, last >= 0x41, last <= 0x5A { digits = digits.dropLast() }
+        guard (1...4).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let number = Int(digits), number > 0
+        else { return nil }
+        return number
+    }
+
+    /// A time as a segment line prints it: "1540", "0705", "600P", "1005A", "1200N".
+    static func segmentTime(_ text: Substring) -> (hour: Int, minute: Int)? {
+        var digits = text
+        var marker: UInt8?
+        if let last = digits.utf8.last, [UInt8(ascii: "A"), UInt8(ascii: "P"), UInt8(ascii: "N")].contains(last) {
+            marker = last
+            digits = digits.dropLast()
+        }
+        guard (3...4).contains(digits.utf8.count), digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let value = Int(digits)
+        else { return nil }
+        var hour = value / 100
+        let minute = value % 100
+        guard minute < 60 else { return nil }
+        switch marker {
+        case UInt8(ascii: "P") where hour < 12: hour += 12
+        case UInt8(ascii: "A") where hour == 12: hour = 0
+        default: break
+        }
+        if marker != nil, !(1...12).contains(value / 100), marker != UInt8(ascii: "N") { return nil }
+        guard hour < 24 else { return nil }
+        return (hour, minute)
+    }
+
+    // MARK: - Legs of a confirmation
+
+    /// The flights of a confirmation that lists several, each designator with the route written nearest it: the
+    /// text from one designator to the next, or the line before it ("SFO → FRA  LH 455").
+    func confirmationLegs(in text: FlightText, designators: [Designator]) -> [Leg] {
+        guard designators.count >= 2 else { return [] }
+        let tokens = text.tokens
+        var legs: [Leg] = []
+        for (position, designator) in designators.enumerated() {
+            let end = position + 1 < designators.count ? designators[position + 1].tokens.lowerBound : tokens.count
+            var route = segmentRoute(
+                FlightText(tokens: Array(tokens[(designator.tokens.upperBound + 1)..<end]), of: text)
+            )
+            if route == nil {
+                var lineStart = designator.tokens.lowerBound
+                while lineStart > 0, !tokens[lineStart].startsLine { lineStart -= 1 }
+                let previousEnd = position > 0 ? designators[position - 1].tokens.upperBound + 1 : 0
+                lineStart = max(lineStart, previousEnd)
+                if lineStart < designator.tokens.lowerBound {
+                    route = segmentRoute(
+                        FlightText(tokens: Array(tokens[lineStart..<designator.tokens.lowerBound]), of: text)
+                    )
+                }
+            }
+            var leg = Leg(airline: designator.airline, number: designator.number, from: route?.from, to: route?.to)
+            leg.departure = route?.departure
+            legs.append(leg)
+        }
+        // The same flight written twice (a summary and the details) is one leg.
+        var seen = Set<String>()
+        var unique: [Leg] = []
+        for leg in legs where seen.insert(leg.flightNumber).inserted {
+            unique.append(leg)
+        }
+        if let index = unique.indices.first(where: { unique[$0].from == nil }) {
+            for other in legs where other.flightNumber == unique[index].flightNumber && other.from != nil {
+                unique[index] = other
+                break
+            }
+        }
+        return unique
+    }
+
+    /// The route of one leg's text: airport codes joined by an arrow or a dash, departure and arrival labels, two
+    /// airport codes, or two places joined by a connector.
+    private func segmentRoute(_ part: FlightText) -> (from: String, to: String, departure: Date?)? {
+        guard !part.tokens.isEmpty else { return nil }
+        if let route = codeRoute(in: part) { return (route.from, route.to, nil) }
+        let departureBlock = block(in: part, departure: true)
+        let arrivalBlock = block(in: part, departure: false)
+        if let from = departureBlock?.code, let to = arrivalBlock?.code, from != to {
+            return (from, to, nil)
+        }
+        let codes = part.tokens.filter(isAirportCode).map { String($0.text) }
+        if codes.count >= 2, codes[0] != codes[1] { return (codes[0], codes[1], nil) }
+        let places = places(in: part, capitalizedOnly: true)
+        if let route = placeRoute(in: part, places: places) { return (route.from, route.to, nil) }
+        return nil
+    }
+}
