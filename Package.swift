@@ -570,7 +570,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TetherFlightsTests",
-            dependencies: ["TetherFlights"],
+            dependencies: ["TetherFlights", .product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -31,6 +31,9 @@ extension FlightAnalysis {
                 guard !FlightVocabulary.isAircraftModel(token.text) else { continue }
                 code = String(token.text.prefix(2))
                 digits = token.text.dropFirst(2)
+            } else if let icao = Self.icaoFlight(tokens, at: index) {
+                // "EZY8868", "KLM 643": the airline's ICAO code, reported with its IATA designator.
+                (code, digits, last) = icao
             } else {
                 continue
             }
@@ -56,7 +59,12 @@ extension FlightAnalysis {
                 {
                     continue
                 }
-                if next.isNumber, next.isSpaced, next.text.utf8.count >= 2 { continue }
+                // "815 2345" is a phone number; "OS 128   06:55" is a flight and its departure time.
+                if next.isNumber, next.isSpaced, next.text.utf8.count >= 2,
+                    !(last + 3 < tokens.count && tokens[last + 2].text == ":" && tokens[last + 3].isNumber)
+                {
+                    continue
+                }
                 if let word = nextWord(tokens, after: last), FlightVocabulary.codeSuffixes.contains(word.folded) {
                     continue
                 }
@@ -65,6 +73,28 @@ extension FlightAnalysis {
             index = last
         }
         return found
+    }
+
+    /// A flight number written with the airline's three-letter ICAO code ("EZY8868", "KLM 643"): the IATA
+    /// designator, the digits and the index of the last token.
+    static func icaoFlight(_ tokens: [FlightText.Token], at index: Int) -> (String, Substring, Int)? {
+        let token = tokens[index]
+        guard token.isWord, token.text.utf8.count >= 3 else { return nil }
+        let prefix = token.text.prefix(3)
+        guard prefix.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }),
+            let designator = FlightVocabulary.icaoAirlines[String(prefix)]
+        else { return nil }
+        let rest = token.text.dropFirst(3)
+        if !rest.isEmpty {
+            guard (1...4).contains(rest.utf8.count), rest.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return nil
+            }
+            return (designator, rest, index)
+        }
+        guard index + 1 < tokens.count, tokens[index + 1].isNumber, tokens[index + 1].isSpaced,
+            !tokens[index + 1].startsLine, (1...4).contains(tokens[index + 1].text.utf8.count)
+        else { return nil }
+        return (designator, tokens[index + 1].text, index + 1)
     }
 
     /// Whether two or more characters have the shape of an IATA designator: upper-case letters and digits, at
@@ -116,12 +146,12 @@ extension FlightAnalysis {
     func airlineName(in text: FlightText) -> NamedAirline? {
         let tokens = text.tokens
         if let match = data.cjkAirlineNames.first(in: text) {
-            return NamedAirline(code: match.value)
+            return NamedAirline(code: match.value, number: Self.cjkFlightNumber(in: text))
         }
         var index = 0
         while index < tokens.count {
             guard tokens[index].isWord, !tokens[index].isCJK, !tokens[index].isNumber,
-                data.airlineFirstWords.contains(tokens[index].folded)
+                tokens[index].lexemes.contains(.airlineStart)
             else {
                 index += 1
                 continue
@@ -155,6 +185,18 @@ extension FlightAnalysis {
         return nil
     }
 
+    /// A flight number written the Japanese and Chinese way, digits before 便 ("305便").
+    static func cjkFlightNumber(in text: FlightText) -> Int? {
+        let tokens = text.tokens
+        for index in tokens.indices.dropLast() where tokens[index].isNumber && !tokens[index + 1].isSpaced {
+            guard tokens[index + 1].isCJK, tokens[index + 1].text.first == "便",
+                (1...4).contains(tokens[index].text.utf8.count)
+            else { continue }
+            return Int(tokens[index].text)
+        }
+        return nil
+    }
+
     /// The number after an airline's name: "United 912", "Airlines flight 1139", "Airlines, Flight number 5",
     /// "US Airways(US) #403", "Eurowings\nFlugnummer: 8462".
     func flightNumber(in tokens: [FlightText.Token], after index: Int, code: String) -> Int? {
@@ -167,9 +209,7 @@ extension FlightAnalysis {
                 return (1...4).contains(count) ? Int(token.text) : nil
             }
             if token.isWord {
-                guard
-                    FlightVocabulary.flightWords.contains(token.folded)
-                        || FlightVocabulary.numberWords.contains(token.folded) || token.text == code
+                guard !token.lexemes.isDisjoint(with: [.flightWord, .numberWord]) || token.text == code
                 else { return nil }
             } else if !token.isSymbol(in: "():#,.-–°º") {
                 return nil

@@ -61,18 +61,19 @@ extension FlightAnalysis {
             || FlightVocabulary.groundOperators.contains(previous.folded)
     }
 
-    /// Whether the event says something only a flight says: a flight word ("flight", "Flug", "航班"), an
-    /// airline's name, an airport's name or the word airport, an itinerary line of a reservation system, or
-    /// flight markup.
-    func hasAirEvidence(namedAirline: NamedAirline?, itinerary: [Leg], places: [Place]) -> Bool {
-        if isSchemaReservation || !itinerary.isEmpty || namedAirline != nil { return true }
-        for text in [title, description, location] {
-            if let keyword = flightKeyword(in: text), !keyword.isAmbiguous { return true }
-            if text.tokens.contains(where: { $0.isWord && FlightVocabulary.airportWords.contains($0.folded) }) {
-                return true
-            }
-            if FlightVocabulary.cjkAirportWords.first(in: text) != nil { return true }
+    /// Whether an event that speaks of ground travel also says something only a flight says: a flight word
+    /// ("flight", "Flug", "航班"), an airline's name with one of its flight numbers, an itinerary line of a
+    /// reservation system, or flight markup. An airport's name is not enough: trains and coaches go to airports.
+    func hasAirEvidence(namedAirline: NamedAirline?, designators: [Designator], itinerary: [Leg]) -> Bool {
+        if isSchemaReservation || !itinerary.isEmpty { return true }
+        if let namedAirline, namedAirline.number != nil || designators.contains(where: {
+            $0.airline == namedAirline.code
+        }) {
+            return true
         }
-        return places.contains(where: \.isAirportName)
+        for text in [title, description] {
+            if let keyword = flightKeyword(in: text), !keyword.isAmbiguous { return true }
+        }
+        return false
     }
 }

@@ -28,20 +28,29 @@ extension FlightAnalysis {
     func itineraryLegs(in text: FlightText) -> [Leg] {
         let tokens = text.tokens
         guard tokens.count >= 6 else { return [] }
-        var legs: [Leg] = []
+        var lines: [Range<Int>] = []
         var lineStart = 0
         while lineStart < tokens.count {
             var lineEnd = lineStart + 1
             while lineEnd < tokens.count, !tokens[lineEnd].startsLine { lineEnd += 1 }
-            if lineEnd - lineStart >= 4, let leg = itineraryLeg(tokens, lineStart..<lineEnd) {
-                legs.append(leg)
-            }
+            lines.append(lineStart..<lineEnd)
             lineStart = lineEnd
+        }
+        var legs: [Leg] = []
+        for (number, line) in lines.enumerated() where line.count >= 4 {
+            let next = number + 1 < lines.count ? lines[number + 1] : nil
+            if let leg = itineraryLeg(tokens, line, nextLine: next) { legs.append(leg) }
         }
         return legs
     }
 
-    private func itineraryLeg(_ tokens: [FlightText.Token], _ line: Range<Int>) -> Leg? {
+    /// One segment line; in the table of an electronic ticket the arrival airport is on the next line:
+    ///
+    /// ```
+    /// FRANKFURT FRA        LH 400   Y  14MAR  1015  YRT  OK  1PC
+    /// NEW YORK JFK
+    /// ```
+    private func itineraryLeg(_ tokens: [FlightText.Token], _ line: Range<Int>, nextLine: Range<Int>?) -> Leg? {
         // The day and month, then the city pair after it.
         guard let dateIndex = line.first(where: { Self.dayAndMonth(tokens[$0]) != nil }),
             let (day, month) = Self.dayAndMonth(tokens[dateIndex])
@@ -51,19 +60,16 @@ extension FlightAnalysis {
         var to = ""
         for index in (dateIndex + 1)..<min(line.upperBound, dateIndex + 5) {
             let token = tokens[index]
-            guard token.isWord, token.isUpperASCII else { continue }
-            if token.text.utf8.count == 6 {
-                let first = String(token.text.prefix(3))
-                let second = String(token.text.suffix(3))
-                if data.isAirportCode(first), data.isAirportCode(second) {
-                    (pairIndex, from, to) = (index, first, second)
-                    break
-                }
+            guard token.isWord, token.isUpperASCII, token.text.utf8.count == 6 else { continue }
+            let first = String(token.text.prefix(3))
+            let second = String(token.text.suffix(3))
+            if data.isAirportCode(first), data.isAirportCode(second) {
+                (pairIndex, from, to) = (index, first, second)
+                break
             }
         }
-        guard let pairIndex else { return nil }
         // The designator and number before the date: "LH 455", "AA 100Y", "LH455".
-        var designator: (String, Int)?
+        var designator: (code: String, number: Int, index: Int)?
         for index in line.lowerBound..<dateIndex where designator == nil {
             let token = tokens[index]
             guard token.isWord, !token.isCJK else { continue }
@@ -71,20 +77,34 @@ extension FlightAnalysis {
             if bytes.count == 2, Self.isDesignator(bytes), data.isAirlineCode(String(token.text)),
                 index + 1 < dateIndex, let number = Self.segmentNumber(tokens[index + 1].text)
             {
-                designator = (String(token.text), number)
+                designator = (String(token.text), number, index)
             } else if (3...7).contains(bytes.count), Self.isDesignator(bytes[0..<2]),
                 data.isAirlineCode(String(token.text.prefix(2))),
                 let number = Self.segmentNumber(token.text.dropFirst(2))
             {
-                designator = (String(token.text.prefix(2)), number)
+                designator = (String(token.text.prefix(2)), number, index)
             }
         }
-        guard let (airline, number) = designator else { return nil }
-        var leg = Leg(airline: airline, number: number, from: from, to: to)
+        guard let designator else { return nil }
+        var timesStart = pairIndex.map { $0 + 1 } ?? dateIndex + 1
+        if pairIndex == nil {
+            // The ticket's table: the departure airport before the designator, the arrival on the next line.
+            guard
+                let origin = tokens[line.lowerBound..<designator.index].last(where: isAirportCode),
+                let nextLine, Self.dayAndMonth(tokens[nextLine.lowerBound]) == nil,
+                !tokens[nextLine].contains(where: { Self.dayAndMonth($0) != nil }),
+                let destination = tokens[nextLine].first(where: isAirportCode),
+                destination.text != origin.text
+            else { return nil }
+            from = String(origin.text)
+            to = String(destination.text)
+            timesStart = dateIndex + 1
+        }
+        var leg = Leg(airline: designator.code, number: designator.number, from: from, to: to)
         // The times after the city pair: "1540 1125+1", "600P 650A".
         var times: [(hour: Int, minute: Int)] = []
         var dayOffset = 0
-        var index = pairIndex + 1
+        var index = timesStart
         while index < line.upperBound, times.count < 2 {
             if let time = Self.segmentTime(tokens[index].text) {
                 times.append(time)
@@ -136,10 +156,14 @@ extension FlightAnalysis {
         return best.map { ($0.year, zone) }
     }
 
-    /// "14MAR" or "14MAR27": a day and an English month abbreviation, as reservation systems print them.
+    /// "14MAR", "14MAR27" or "TU14MAR": a day and an English month abbreviation, as reservation systems print
+    /// them, perhaps after the weekday's two letters.
     static func dayAndMonth(_ token: FlightText.Token) -> (day: Int, month: Int)? {
         guard token.isWord, !token.isCJK else { return nil }
-        let bytes = Array(token.text.utf8)
+        var bytes = Array(token.text.utf8)
+        if bytes.count >= 6, weekdays.contains(String(decoding: bytes[0..<2], as: UTF8.self)) {
+            bytes.removeFirst(2)
+        }
         guard (4...7).contains(bytes.count) else { return nil }
         var position = 0
         var day = 0
@@ -154,6 +178,8 @@ extension FlightAnalysis {
         guard rest.isEmpty || (rest.count == 2 && rest.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return (day, month)
     }
+
+    private static let weekdays: Set<String> = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
 
     private static let months: [String: Int] = [
         "JAN": 1, "FEB": 2, "MAR": 3, "APR": 4, "MAY": 5, "JUN": 6, "JUL": 7, "AUG": 8, "SEP": 9, "OCT": 10,
@@ -197,61 +223,89 @@ extension FlightAnalysis {
 
     // MARK: - Legs of a confirmation
 
-    /// The flights of a confirmation that lists several, each designator with the route written nearest it: the
-    /// text from one designator to the next, or the line before it ("SFO → FRA  LH 455").
+    /// The flights of a confirmation that lists several, each designator with its route: two airport codes
+    /// written after it ("AV 27  Madrid (MAD) 12:45 → Bogotá (BOG) 15:35"), or the last code before it and the
+    /// first after it ("06:10 London Luton (LTN) / Wizz Air · W6 2202 / 09:35 Budapest (BUD)"), or else the route
+    /// its part of the text or its line writes.
     func confirmationLegs(in text: FlightText, designators: [Designator]) -> [Leg] {
         guard designators.count >= 2 else { return [] }
         let tokens = text.tokens
+        let codes = codeIndices(in: text)
         var legs: [Leg] = []
         for (position, designator) in designators.enumerated() {
+            let start = designator.tokens.upperBound + 1
             let end = position + 1 < designators.count ? designators[position + 1].tokens.lowerBound : tokens.count
-            var route = segmentRoute(
-                FlightText(tokens: Array(tokens[(designator.tokens.upperBound + 1)..<end]), of: text)
-            )
-            if route == nil {
+            let previousEnd = position > 0 ? designators[position - 1].tokens.upperBound + 1 : 0
+            var leg = Leg(airline: designator.airline, number: designator.number)
+            var after: [String] = []
+            for index in codes where index >= start && index < end {
+                let code = String(tokens[index].text)
+                if after.last != code { after.append(code) }
+            }
+            let distinct = after.reduce(into: [String]()) { list, code in if !list.contains(code) { list.append(code) } }
+            if distinct.count >= 2 {
+                (leg.from, leg.to) = (distinct[0], distinct[1])
+            } else if distinct.count == 1,
+                let before = codes.last(where: { $0 >= previousEnd && $0 < designator.tokens.lowerBound }),
+                String(tokens[before].text) != distinct[0]
+            {
+                (leg.from, leg.to) = (String(tokens[before].text), distinct[0])
+            } else if start < end,
+                let route = segmentRoute(FlightText(tokens: Array(tokens[start..<end]), of: text))
+            {
+                (leg.from, leg.to) = (route.from, route.to)
+            } else if start < end, let route = namedRoute(Array(tokens[start..<end]), of: text) {
+                // "PR 103  LOS ANGELES TOM BRADLEY INTL  2250 0440+2 / MANILA NINOY AQUINO T1".
+                (leg.from, leg.to) = route
+            } else {
                 var lineStart = designator.tokens.lowerBound
                 while lineStart > 0, !tokens[lineStart].startsLine { lineStart -= 1 }
-                let previousEnd = position > 0 ? designators[position - 1].tokens.upperBound + 1 : 0
                 lineStart = max(lineStart, previousEnd)
-                if lineStart < designator.tokens.lowerBound {
-                    route = segmentRoute(
+                if lineStart < designator.tokens.lowerBound,
+                    let route = segmentRoute(
                         FlightText(tokens: Array(tokens[lineStart..<designator.tokens.lowerBound]), of: text)
                     )
+                {
+                    (leg.from, leg.to) = (route.from, route.to)
                 }
             }
-            var leg = Leg(airline: designator.airline, number: designator.number, from: route?.from, to: route?.to)
-            leg.departure = route?.departure
             legs.append(leg)
         }
-        // The same flight written twice (a summary and the details) is one leg.
-        var seen = Set<String>()
+        // The same flight written twice (a summary and the details) is one leg, with the route it was given.
         var unique: [Leg] = []
-        for leg in legs where seen.insert(leg.flightNumber).inserted {
-            unique.append(leg)
-        }
-        if let index = unique.indices.first(where: { unique[$0].from == nil }) {
-            for other in legs where other.flightNumber == unique[index].flightNumber && other.from != nil {
-                unique[index] = other
-                break
+        for leg in legs {
+            if let index = unique.firstIndex(where: { $0.flightNumber == leg.flightNumber }) {
+                if unique[index].from == nil { unique[index] = leg }
+            } else {
+                unique.append(leg)
             }
         }
         return unique
     }
 
+    /// The first two places a leg's text names, when they are two.
+    private func namedRoute(_ tokens: [FlightText.Token], of text: FlightText) -> (String, String)? {
+        var codes: [String] = []
+        for place in places(in: FlightText(tokens: tokens, of: text), capitalizedOnly: true)
+        where !codes.contains(place.code) {
+            codes.append(place.code)
+            if codes.count == 2 { return (codes[0], codes[1]) }
+        }
+        return nil
+    }
+
     /// The route of one leg's text: airport codes joined by an arrow or a dash, departure and arrival labels, two
     /// airport codes, or two places joined by a connector.
-    private func segmentRoute(_ part: FlightText) -> (from: String, to: String, departure: Date?)? {
+    private func segmentRoute(_ part: FlightText) -> (from: String, to: String)? {
         guard !part.tokens.isEmpty else { return nil }
-        if let route = codeRoute(in: part) { return (route.from, route.to, nil) }
+        if let route = codeRoute(in: part) { return (route.from, route.to) }
         let departureBlock = block(in: part, departure: true)
         let arrivalBlock = block(in: part, departure: false)
         if let from = departureBlock?.code, let to = arrivalBlock?.code, from != to {
-            return (from, to, nil)
+            return (from, to)
         }
-        let codes = part.tokens.filter(isAirportCode).map { String($0.text) }
-        if codes.count >= 2, codes[0] != codes[1] { return (codes[0], codes[1], nil) }
         let places = places(in: part, capitalizedOnly: true)
-        if let route = placeRoute(in: part, places: places) { return (route.from, route.to, nil) }
+        if let route = placeRoute(in: part, places: places) { return (route.from, route.to) }
         return nil
     }
 }

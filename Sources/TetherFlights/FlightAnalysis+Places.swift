@@ -46,7 +46,7 @@ extension FlightAnalysis {
         while index < tokens.count {
             let token = tokens[index]
             guard token.isWord, !token.isCJK, !token.isNumber, !capitalizedOnly || token.isCapitalized,
-                data.placeFirstWords.contains(token.folded)
+                token.lexemes.contains(.placeStart)
             else {
                 index += 1
                 continue
@@ -119,7 +119,7 @@ extension FlightAnalysis {
     /// The places named in Chinese or Japanese script, in order, each with its range in the text; the longest
     /// name wins where names overlap ("上海浦东" over "上海").
     func cjkPlaces(in text: FlightText) -> [(code: String, range: Range<String.Index>)] {
-        guard text.tokens.contains(where: \.isCJK) else { return [] }
+        guard text.hasCJK else { return [] }
         let found = data.cjkPlaces.matches(in: text).map { (code: $0.value, range: $0.range) }
         // "大阪（伊丹）": the airport in brackets makes the city precise.
         var refined: [(code: String, range: Range<String.Index>)] = []
@@ -161,9 +161,9 @@ extension FlightAnalysis {
             }
             guard position >= 0, tokens[position].isWord || tokens[position].text == "→" else { continue }
             let word = tokens[position].folded
-            if to == nil, FlightVocabulary.toWords.contains(word) {
+            if to == nil, tokens[position].lexemes.contains(.toWord) || word == "→" {
                 to = place.code
-            } else if from == nil, FlightVocabulary.fromWords.contains(word) {
+            } else if from == nil, tokens[position].lexemes.contains(.fromWord) {
                 from = place.code
             }
         }
@@ -176,9 +176,9 @@ extension FlightAnalysis {
         }
         // Airport codes after a connector: "flight to SFO", "WN 2280 to LAS".
         for index in tokens.indices.dropFirst() where isAirportCode(tokens[index]) {
-            let word = tokens[index - 1].folded
-            if to == nil, FlightVocabulary.toWords.contains(word) { to = String(tokens[index].text) }
-            if from == nil, FlightVocabulary.fromWords.contains(word) { from = String(tokens[index].text) }
+            let lexemes = tokens[index - 1].lexemes
+            if to == nil, lexemes.contains(.toWord) { to = String(tokens[index].text) }
+            if from == nil, lexemes.contains(.fromWord) { from = String(tokens[index].text) }
         }
         for place in cjkPlaces(in: text) {
             let after = text.text[place.range.upperBound...]
@@ -203,11 +203,43 @@ extension FlightAnalysis {
             return (true, String(token.text))
         }
         let code = places(in: text, capitalizedOnly: false).first?.code ?? cjkPlaces(in: text).first?.code
-        let words = ["airport", "aeropuerto", "aeroport", "flughafen", "aeroporto", "luchthaven", "terminal"]
         let isAirport =
-            text.tokens.contains { $0.isWord && words.contains($0.folded) }
+            text.tokens.contains { $0.lexemes.contains(.airportWord) || $0.folded == "terminal" }
             || FlightVocabulary.cjkAirportWords.first(in: text) != nil
-            || text.tokens.contains { $0.folded == "schiphol" }
         return (isAirport, isAirport ? code : nil)
+    }
+
+    /// The indices of the airport codes of a text, but for words of a longer place name written in capitals
+    /// ("LOS ANGELES TOM BRADLEY INTL" holds no code).
+    func codeIndices(in text: FlightText) -> [Int] {
+        let tokens = text.tokens
+        let candidates = tokens.indices.filter { isAirportCode(tokens[$0]) }
+        guard !candidates.isEmpty else { return [] }
+        var named = Set<Int>()
+        for place in places(in: text, capitalizedOnly: true) where place.tokens.count > 1 {
+            // "Frankfurt (FRA)": the code in brackets is the code.
+            let words = place.tokens.filter { tokens[$0].isWord && ($0 == 0 || tokens[$0 - 1].text != "(") }
+            if words.count > 1 { named.formUnion(words) }
+        }
+        return candidates.filter { !named.contains($0) }
+    }
+
+    /// The route of a confirmation that names exactly two airports by code ("Amsterdam (AMS) 17:50 → Londen
+    /// Gatwick (LGW) 18:05"), or, in Chinese and Japanese, exactly two places ("北京首都T1 08:10-海口美兰T2").
+    func mentionedRoute(in text: FlightText) -> (String?, String?, Bool)? {
+        var codes: [String] = []
+        for index in codeIndices(in: text) {
+            let code = String(text.tokens[index].text)
+            if !codes.contains(code) { codes.append(code) }
+            if codes.count > 2 { return nil }
+        }
+        if codes.count == 2 { return (codes[0], codes[1], true) }
+        guard codes.isEmpty, text.hasCJK else { return nil }
+        var places: [String] = []
+        for place in cjkPlaces(in: text) where !places.contains(place.code) {
+            places.append(place.code)
+            if places.count > 2 { return nil }
+        }
+        return places.count == 2 ? (places[0], places[1], true) : nil
     }
 }

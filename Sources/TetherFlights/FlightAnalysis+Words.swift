@@ -7,17 +7,19 @@ extension FlightAnalysis {
     func flightKeyword(in text: FlightText) -> (word: String, isAmbiguous: Bool)? {
         for token in text.tokens where token.isWord && !token.isCJK {
             let word = token.folded
-            if FlightVocabulary.flightWords.contains(word) || FlightVocabulary.flyWords.contains(word) {
-                return (word, word == "vol" || word == "vols" || FlightVocabulary.flyWords.contains(word))
+            if !token.lexemes.isDisjoint(with: [.flightWord, .flyWord]) {
+                return (word, word == "vol" || word == "vols" || token.lexemes.contains(.flyWord))
             }
+            // "Rückflug", "Terugvlucht": only words ending in "g" or "t" can end in a flight word.
+            guard let last = word.utf8.last, last == UInt8(ascii: "g") || last == UInt8(ascii: "t") else { continue }
             for suffix in FlightVocabulary.flightWordSuffixes
-            where word.count > suffix.count + 2
+            where word.utf8.count > suffix.utf8.count + 2
                 && word.hasSuffix(suffix)
             {
                 return (word, false)
             }
         }
-        if FlightVocabulary.cjkFlightWords.first(in: text) != nil { return ("", false) }
+        if text.hasCJK, FlightVocabulary.cjkFlightWords.first(in: text) != nil { return ("", false) }
         return nil
     }
 
@@ -66,18 +68,19 @@ extension FlightAnalysis {
 
     /// The departure (or arrival) block of a text: the label, then on the same line the airport and the time.
     func block(in text: FlightText, departure: Bool) -> Block? {
-        let labels = departure ? FlightVocabulary.departureLabels : FlightVocabulary.arrivalLabels
-        let otherLabels = departure ? FlightVocabulary.arrivalLabels : FlightVocabulary.departureLabels
-        let genericLabels = departure ? FlightVocabulary.fromWords : FlightVocabulary.toWords
+        let label: FlightLexeme = departure ? .departureLabel : .arrivalLabel
+        let otherLabel: FlightLexeme = departure ? .arrivalLabel : .departureLabel
+        let genericLabel: FlightLexeme = departure ? .fromWord : .toWord
         let tokens = text.tokens
         var part: FlightText?
-        for (index, token) in tokens.enumerated() where token.isWord && !token.isCJK {
+        for (index, token) in tokens.enumerated()
+        where !token.lexemes.isDisjoint(with: [label, genericLabel]) {
             let followedByColon = index + 1 < tokens.count && tokens[index + 1].text == ":"
             let isLabel =
-                labels.contains(token.folded) && (followedByColon || token.startsLine || index > 0)
-                || (genericLabels.contains(token.folded) && followedByColon && token.startsLine)
+                token.lexemes.contains(label) && (followedByColon || token.startsLine || index > 0)
+                || (token.lexemes.contains(genericLabel) && followedByColon && token.startsLine)
             guard isLabel else { continue }
-            if labels.contains(token.folded), !followedByColon, !token.startsLine,
+            if token.lexemes.contains(label), !followedByColon, !token.startsLine,
                 token.folded == "sale" || token.folded == "dep" || token.folded == "arr"
             {
                 continue
@@ -85,14 +88,14 @@ extension FlightAnalysis {
             // The rest of the line, up to the other block's label.
             var end = index + 1
             while end < tokens.count, !tokens[end].startsLine, end - index <= 40,
-                !(tokens[end].isWord && otherLabels.contains(tokens[end].folded))
+                !tokens[end].lexemes.contains(otherLabel)
             {
                 end += 1
             }
             part = FlightText(tokens: Array(tokens[(index + 1)..<end]), of: text)
             break
         }
-        if part == nil {
+        if part == nil, text.hasCJK {
             let labels = FlightVocabulary.cjkLabels.matches(in: text)
             if let label = labels.first(where: { $0.value == departure }) {
                 var end = text.text.endIndex

@@ -116,6 +116,7 @@ struct FlightAnalysis {
         return sold.isEmpty ? designators : sold
     }
 
+    var debugEnabled: Bool { getenv("FLIGHT_DEBUG") != nil }
     var score: Double {
         min(1, max(0, evidence - counterEvidence))
     }
@@ -168,7 +169,13 @@ struct FlightAnalysis {
         }
 
         // Airline names ("Lufthansa", "Air France", "全日空").
-        let namedAirline = airlineName(in: title) ?? airlineName(in: description) ?? airlineName(in: location)
+        var namedAirline = airlineName(in: title) ?? airlineName(in: description) ?? airlineName(in: location)
+        // "Southwest: OAK → SAN" in the title, "Southwest Airlines # 2217" in the description.
+        if let named = namedAirline, named.number == nil, let other = airlineName(in: description),
+            other.code == named.code, other.number != nil
+        {
+            namedAirline = other
+        }
         if let namedAirline {
             evidence += 0.15
             airline = airline ?? namedAirline.code
@@ -227,22 +234,32 @@ struct FlightAnalysis {
 
         // Trains, coaches and ferries: without anything only a flight has, the event is not one.
         if ground.isPresent {
-            let allPlaces = titlePlaces + descriptionPlaces
-            if hasAirEvidence(namedAirline: namedAirline, itinerary: itinerary, places: allPlaces) {
+            let allDesignators = titleDesignators + otherDesignators
+            if hasAirEvidence(namedAirline: namedAirline, designators: allDesignators, itinerary: itinerary) {
                 counterEvidence += min(0.3, 0.1 * Double(ground.kinds.count))
             } else {
                 counterEvidence += 1
             }
         }
 
-        // Fill in the route, the most explicit source first.
-        for candidate in [
-            titleRoute.map { ($0.from, $0.to) }, leg.map { ($0.from, $0.to) }, descriptionRoute.map { ($0.from, $0.to) },
-            (departureBlock?.code, arrivalBlock?.code), (titleEnds.from, titleEnds.to),
-        ] {
+        if debugEnabled { print("DEBUG ground \(ground.kinds) evidence \(evidence) counter \(counterEvidence)") }
+        // Fill in the route, the most explicit source first: in a booking of several flights, the event's own.
+        // A city named in the title ("Flight to Reykjavík") gives way to the airport the text writes ("KEF").
+        let legRoute = legs.count > 1 || !itinerary.isEmpty ? leg.map { ($0.from, $0.to, true) } : nil
+        let titleCodes = codeRoute(in: title)
+        let candidates: [(String?, String?, Bool)?] = [
+            legRoute, titleRoute.map { ($0.from, $0.to, titleCodes != nil) },
+            descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
+            (departureBlock?.code, arrivalBlock?.code, true), mentionedRoute(in: description),
+            (titleEnds.from, titleEnds.to, false),
+        ]
+        var isPrecise = (from: false, to: false)
+        for candidate in candidates {
             guard let candidate else { continue }
-            from = refined(from, by: candidate.0, other: to)
-            to = refined(to, by: candidate.1, other: from)
+            from = refined(from, by: candidate.0, other: to, precise: candidate.2 && !isPrecise.from)
+            to = refined(to, by: candidate.1, other: from, precise: candidate.2 && !isPrecise.to)
+            if candidate.2, candidate.0 != nil, from == candidate.0 { isPrecise.from = true }
+            if candidate.2, candidate.1 != nil, to == candidate.1 { isPrecise.to = true }
         }
         if from == nil, let code = locationAirport.code, code != to { from = code }
 
@@ -279,9 +296,15 @@ struct FlightAnalysis {
 
     /// The airport to keep: the one found first, unless it is a city and the candidate is one of its airports
     /// ("Frankfurt – New York" in the title, "Ankunft: New York (JFK)" in the description).
-    func refined(_ current: String?, by candidate: String?, other: String?) -> String? {
+    func refined(_ current: String?, by candidate: String?, other: String?, precise: Bool = false) -> String? {
         guard let candidate, candidate != other else { return current }
         guard let current else { return candidate }
+        // A written airport code replaces a guess from a city's name in the same country.
+        if precise, current != candidate, data.airports[candidate] != nil,
+            data.airport(current)?.countryCode == data.airports[candidate]?.countryCode
+        {
+            return candidate
+        }
         if let area = data.metropolitanAreas[current], area.members.contains(candidate) { return candidate }
         if data.airports[current] == nil, data.airports[candidate]?.city == data.airport(current)?.city {
             return candidate

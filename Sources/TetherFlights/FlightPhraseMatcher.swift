@@ -5,9 +5,19 @@
 struct FlightPhraseMatcher: Sendable {
     private var latin: [String: [(tokens: [String], group: Int)]] = [:]
     private var cjk: FlightCJKIndex<Int>
+    /// The flag of ``FlightLexicon`` that marks the first words of the phrases; empty to look every token up.
+    private let start: FlightLexeme
+
+    /// The first words of the Latin-script phrases, folded.
+    var firstWords: Dictionary<String, [(tokens: [String], group: Int)]>.Keys { latin.keys }
 
     /// Creates a matcher for groups of phrases.
-    init(_ groups: [[String]]) {
+    ///
+    /// - Parameters:
+    ///   - groups: The phrases, by group.
+    ///   - start: The flag ``FlightLexicon`` gives the phrases' first words.
+    init(_ groups: [[String]], start: FlightLexeme = []) {
+        self.start = start
         var cjkPhrases: [(word: String, value: Int)] = []
         for (group, phrases) in groups.enumerated() {
             for phrase in phrases {
@@ -15,7 +25,7 @@ struct FlightPhraseMatcher: Sendable {
                     cjkPhrases.append((phrase, group))
                     continue
                 }
-                let tokens = FlightText(phrase).tokens.map(\.folded)
+                let tokens = FlightText(phrase, classified: false).tokens.map(\.folded)
                 guard let first = tokens.first else { continue }
                 latin[first, default: []].append((tokens, group))
             }
@@ -28,7 +38,9 @@ struct FlightPhraseMatcher: Sendable {
         var found = Set<Int>()
         let tokens = text.tokens
         for index in tokens.indices {
-            guard let candidates = latin[tokens[index].folded] else { continue }
+            guard start.isEmpty || tokens[index].lexemes.contains(start),
+                let candidates = latin[tokens[index].folded]
+            else { continue }
             for candidate in candidates where !found.contains(candidate.group) {
                 guard index + candidate.tokens.count <= tokens.count else { continue }
                 var matches = true
@@ -40,7 +52,7 @@ struct FlightPhraseMatcher: Sendable {
                 if matches { found.insert(candidate.group) }
             }
         }
-        if !cjk.isEmpty, tokens.contains(where: \.isCJK) {
+        if !cjk.isEmpty, text.hasCJK {
             for match in cjk.matches(in: text) { found.insert(match.value) }
         }
         return found

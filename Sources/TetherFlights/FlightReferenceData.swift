@@ -99,6 +99,10 @@ struct FlightReferenceData: Sendable {
             let name = String(fields[1])
             retiredAirlines[code] = Airline(iataCode: code, name: name, lastYearFlown: Int(fields[3]))
             for name in [name] + fields[2].split(separator: "|").map(String.init) {
+                if FlightText.containsCJK(name) {
+                    cjkAirlineNames.append((name, code))
+                    continue
+                }
                 let key = FlightText.nameKey(name)
                 guard !key.isEmpty, airlineNames[key] == nil else { continue }
                 airlineNames[key] = code

@@ -16,6 +16,8 @@ struct FlightText: Sendable {
         var startsLine: Bool
         /// Whether the token is written in Chinese or Japanese script.
         var isCJK: Bool
+        /// What the word is in the detector's word lists; empty for a text read without them.
+        var lexemes: FlightLexeme = []
 
         /// Whether the token is a single symbol among `symbols`.
         func isSymbol(in symbols: String) -> Bool {
@@ -37,8 +39,16 @@ struct FlightText: Sendable {
     let text: String
     /// The tokens of ``text``.
     let tokens: [Token]
+    /// Whether a token is written in Chinese or Japanese script.
+    let hasCJK: Bool
 
-    init(_ raw: String?) {
+    /// Reads a field.
+    ///
+    /// - Parameters:
+    ///   - raw: The field's text.
+    ///   - classified: Whether to look each word up in the detector's word lists (``FlightLexicon``); the
+    ///     lists themselves are read without.
+    init(_ raw: String?, classified: Bool = true) {
         var raw = raw ?? ""
         if raw.utf8.count > Self.maximumLength {
             raw = String(raw.prefix(Self.maximumLength))
@@ -46,13 +56,22 @@ struct FlightText: Sendable {
         // Full-width letters, digits and punctuation (common in Chinese and Japanese text) become ASCII.
         let text = raw.utf8.allSatisfy { $0 < 0x80 } ? raw : Self.narrowed(raw)
         self.text = text
-        self.tokens = Self.tokenize(text)
+        var tokens = Self.tokenize(text)
+        if classified {
+            let lexicon = FlightLexicon.shared
+            for index in tokens.indices where tokens[index].isWord && !tokens[index].isCJK {
+                tokens[index].lexemes = lexicon[tokens[index].folded] ?? []
+            }
+        }
+        self.tokens = tokens
+        self.hasCJK = tokens.contains(where: \.isCJK)
     }
 
     /// A part of a text: some of its tokens.
     init(tokens: [Token], of text: FlightText) {
         self.text = text.text
         self.tokens = tokens
+        self.hasCJK = tokens.contains(where: \.isCJK)
     }
 
     /// Replaces full-width ASCII forms (U+FF01 to U+FF5E) and the ideographic space with their ASCII counterparts.

@@ -71,10 +71,10 @@ enum FlightVocabulary {
     static let cjkBookingPhrases = ["予約番号", "確認番号", "预订编号", "订单号", "确认号", "航班号"]
 
     /// Finds the booking phrases of every language.
-    static let bookingPhraseMatcher = FlightPhraseMatcher([bookingPhrases + cjkBookingPhrases])
+    static let bookingPhraseMatcher = FlightPhraseMatcher([bookingPhrases + cjkBookingPhrases], start: .bookingStart)
 
     /// Finds the look-alike cues; a group's index is its index in ``negativeCues``.
-    static let negativePhrases = FlightPhraseMatcher(negativeCues.map(\.phrases))
+    static let negativePhrases = FlightPhraseMatcher(negativeCues.map(\.phrases), start: .negativeStart)
 
     /// Words after which a code is a room, a gate, a product or a reference, never a flight ("Room B12").
     static let codePrefixes: Set<String> = [
@@ -120,6 +120,8 @@ enum FlightVocabulary {
         "VIP", "DJS", "BBQ", "FAQ", "DIY", "CEST", "UTC", "GMT", "PST", "EST", "CET", "BST", "JST", "CST",
         "MST", "EDT", "PDT", "MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN", "JAN", "FEB", "MAR", "APR", "JUN", "JUL",
         "AUG", "SEP", "OCT", "NOV", "DEC", "ICE", "TGV", "AVE", "RER", "BUS", "CAR", "TAX", "VAT", "PIN", "SMS",
+        "PNR", "PAX", "TKT", "SSR", "OSI", "DOB", "BAG", "SEG", "FOP", "NVB", "NVA", "RES", "REF", "FEE", "APP", "WEB",
+        "WWW", "COM", "NET", "ORG",
     ]
 
     /// Folded names too common as words to be read as places.
@@ -147,7 +149,9 @@ enum FlightVocabulary {
             [
                 "pick up", "pickup", "pick-up", "picking up", "drop off", "drop-off", "abholen", "abholung", "recoger",
                 "chercher", "prendere", "buscar", "ophalen", "迎え", "接机", "送机", "見送り", "shuttle", "rental car",
-                "mietwagen",
+                "mietwagen", "pickups", "taxi", "transfer", "transfers", "transfert", "traslado", "trasferimento",
+                "chauffeur", "motorista", "接人", "接爸", "接妈", "接送", "送迎", "parken", "parking", "parkhaus",
+                "parkplatz", "aparcamiento", "parcheggio", "estacionamento", "parkeren", "駐車", "停车",
             ], 0.45
         ),
         // "Flight" meaning something else.
@@ -191,7 +195,7 @@ enum FlightVocabulary {
             [
                 "book flight", "book flights", "compare", "vergleichen", "buchen", "reservar vuelo", "comparar",
                 "comparer", "confrontare", "vergelijken", "check in online", "online check-in", "マイル確認",
-                "look up", "search flights",
+                "look up", "search flights", "seat sale", "fare sale", "flash sale", "piso fare", "promo fare",
             ], 0.4
         ),
         // Meetings.
@@ -225,7 +229,16 @@ enum FlightVocabulary {
             "billet de train", "biglietto treno", "billete de tren", "bilhete de comboio", "treinkaartje",
             "新幹線", "のぞみ", "ひかり", "こだま", "はやぶさ", "みずほ", "特急", "電車", "列車", "列车", "高铁", "火车", "动车", "铁路",
             "鐵路", "高鐵", "高速バス", "夜行バス", "バス", "大巴", "巴士", "客运", "长途汽车", "フェリー", "渡轮", "乗車券",
-            "車票", "车票",
+            "車票", "车票", "onibus", "viacao", "rodoviaria", "rodoviario", "terminal rodoviario", "terminal terrestre",
+            "terminal de autobuses", "central de autobuses", "estacion de autobuses", "busterminal", "cruz del sur",
+            "ado gl", "primera plus", "estrella blanca", "turbus", "tur bus", "flecha bus", "andesmar", "oltursa",
+            "avanza", "monbus", "blablacar bus", "ouibus", "peter pan bus", "ourbus", "stagecoach", "citylink",
+            "navire", "buque", "barco", "schiff", "ship", "vessel", "traversee", "travesia", "traversata",
+            "overtocht", "corsica linea", "corsica ferries", "la meridionale", "balearia", "trasmed", "grimaldi",
+            "moby", "tirrenia", "gnv", "brittany ferries", "stena line", "dfds", "irish ferries", "p&o ferries",
+            "tallink", "viking line", "color line", "naviera armas", "fred olsen", "gare maritime",
+            "estacion maritima", "stazione marittima", "terminal maritimo", "ferry terminal", "car deck", "码头",
+            "轮渡", "船票", "高速船", "乗船",
         ],
         ["coach", "coaches"],
         [
@@ -243,7 +256,7 @@ enum FlightVocabulary {
     static let coachCueKind = 1
 
     /// Finds the ground-travel cues; a group's index is its index in ``groundCues``.
-    static let groundPhrases = FlightPhraseMatcher(groundCues)
+    static let groundPhrases = FlightPhraseMatcher(groundCues, start: .groundStart)
 
     /// Train categories written before a train's number, folded: a designator-shaped code after one of these
     /// ("EC 170", "RJ 1234", "FR 9611", "IC 2") is a train when the event speaks of ground travel.
@@ -276,5 +289,17 @@ enum FlightVocabulary {
     static let numberWords: Set<String> = [
         "number", "no", "nr", "num", "flugnummer", "flugnr", "vluchtnummer", "vluchtnr", "numero", "n", "nº",
         "vuelo", "vol", "volo", "voo", "flug", "vlucht", "flight", "flightnumber",
+    ]
+
+    /// ICAO codes of airlines that people and airlines' own systems write flight numbers with ("EZY8868",
+    /// "KLM 643"), and the IATA designator they stand for. Codes that are also everyday words or train names
+    /// ("ICE", Icelandair's) are left out.
+    static let icaoAirlines: [String: String] = [
+        "AAL": "AA", "ACA": "AC", "AEE": "A3", "AFR": "AF", "ANA": "NH", "ASA": "AS", "AUA": "OS", "BAW": "BA",
+        "BEL": "SN", "CCA": "CA", "CES": "MU", "CPA": "CX", "CSN": "CZ", "DAL": "DL", "DLH": "LH", "EIN": "EI",
+        "EJU": "EC", "ETD": "EY", "EWG": "EW", "EZS": "DS", "EZY": "U2", "FIN": "AY", "IBE": "IB", "ITY": "AZ",
+        "JAL": "JL", "JBU": "B6", "KAL": "KE", "KLM": "KL", "LOT": "LO", "NAX": "DY", "NKS": "NK", "NOZ": "DY",
+        "QFA": "QF", "QTR": "QR", "RYR": "FR", "SAS": "SK", "SIA": "SQ", "SWA": "WN", "SWR": "LX", "TAP": "TP",
+        "THY": "TK", "TRA": "HV", "UAE": "EK", "UAL": "UA", "VLG": "VY", "WZZ": "W6",
     ]
 }

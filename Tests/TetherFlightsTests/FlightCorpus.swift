@@ -16,10 +16,12 @@ struct FlightCorpusEntry: Decodable {
     var heldOut: Bool
     var kind: String?
     var expected: Expected?
+    /// Every flight leg, for an event that lists several.
+    var legs: [Expected]
     var event: FlightDetector.Event
 
     private enum CodingKeys: String, CodingKey {
-        case id, language, isFlight, heldOut, kind, expected
+        case id, language, isFlight, heldOut, kind, expected, legs
     }
 
     init(from decoder: any Decoder) throws {
@@ -30,17 +32,21 @@ struct FlightCorpusEntry: Decodable {
         heldOut = try container.decodeIfPresent(Bool.self, forKey: .heldOut) ?? false
         kind = try container.decodeIfPresent(String.self, forKey: .kind)
         expected = try container.decodeIfPresent(Expected.self, forKey: .expected)
+        legs = try container.decodeIfPresent([Expected].self, forKey: .legs) ?? []
         event = try FlightDetector.Event(from: decoder)
     }
 
     /// The labelled corpus, read from the test bundle.
-    static func load() throws -> [FlightCorpusEntry] {
-        guard
-            let url = Bundle.module.url(forResource: "flight-corpus", withExtension: "json", subdirectory: "Fixtures")
-        else {
+    static func load(_ name: String = "flight-corpus") throws -> [FlightCorpusEntry] {
+        try JSONDecoder().decode([FlightCorpusEntry].self, from: fixture(name))
+    }
+
+    /// A JSON file of the test bundle's `Fixtures` (or of one of its folders).
+    static func fixture(_ name: String, in folder: String = "Fixtures") throws -> Data {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "json", subdirectory: folder) else {
             throw CocoaError(.fileNoSuchFile)
         }
-        return try JSONDecoder().decode([FlightCorpusEntry].self, from: Data(contentsOf: url))
+        return try Data(contentsOf: url)
     }
 }
 

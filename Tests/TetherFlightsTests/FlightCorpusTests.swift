@@ -74,4 +74,48 @@ struct FlightCorpusTests {
         #expect(overall.recall >= 0.97)
         #expect(fieldAccuracy >= 0.9)
     }
+
+    /// The booking texts of `Fixtures/booking-tuning.json`: confirmations, reservation-system itineraries,
+    /// organisers' feeds, rail, coach and ferry tickets in nine languages, written like the frozen corpus but kept
+    /// for tuning.
+    @Test func bookingTuningSetReachesTheTarget() throws {
+        let corpus = try FlightCorpusEntry.load("booking-tuning")
+        let detector = FlightDetector()
+        var score = FlightScore()
+        var numbers = (right: 0, checked: 0)
+        var airports = (right: 0, checked: 0)
+        var mistakes: [String] = []
+        for entry in corpus {
+            let detection = detector.detect(entry.event)
+            score.add(expected: entry.isFlight, detected: detection.isFlight)
+            if entry.isFlight != detection.isFlight { mistakes.append("\(entry.id): expected \(entry.isFlight)") }
+            guard entry.isFlight, detection.isFlight, let expected = entry.expected else { continue }
+            if let number = expected.flightNumber {
+                numbers.checked += 1
+                if detection.flightNumber == number {
+                    numbers.right += 1
+                } else {
+                    mistakes.append("\(entry.id): flight \(number), got \(detection.flightNumber ?? "nothing")")
+                }
+            }
+            if expected.from != nil || expected.to != nil {
+                airports.checked += 1
+                let got = (detection.departureAirport?.iataCode, detection.arrivalAirport?.iataCode)
+                if got.0 == expected.from, got.1 == expected.to {
+                    airports.right += 1
+                } else {
+                    mistakes.append("\(entry.id): route \(expected.from ?? "-")→\(expected.to ?? "-"), got \(got)")
+                }
+            }
+        }
+        print("Booking tuning set: \(score.summary)")
+        print("Booking tuning set, flight number right: \(numbers.right) of \(numbers.checked)")
+        print("Booking tuning set, both airports right: \(airports.right) of \(airports.checked)")
+        for mistake in mistakes { print("Booking tuning set mistake: \(mistake)") }
+        #expect(score.precision >= 0.97)
+        #expect(score.recall >= 0.95)
+        #expect(Double(numbers.right) >= 0.95 * Double(numbers.checked))
+        #expect(Double(airports.right) >= 0.95 * Double(airports.checked))
+    }
 }
+

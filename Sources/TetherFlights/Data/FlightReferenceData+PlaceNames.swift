@@ -8,7 +8,7 @@ extension FlightReferenceData {
         NYC	New York|New York City|Nueva York|Nova Iorque|Nova York|ニューヨーク|纽约|紐約
         TYO	Tokyo|Tokio|Tóquio|東京|东京
         BJS	Beijing|Peking|Pekín|Pékin|Pechino|Pequim|北京
-        SHA	Shanghai|Shanghái|Xangai|上海
+        SHA	Shanghai|Shanghái|Xangai|上海|Hongqiao|Shanghai Hongqiao|虹桥|虹桥机场|上海虹桥
         ROM	Rome|Roma|Rom|Rome|ローマ|罗马|羅馬
         MIL	Milan|Milán|Milano|Mailand|Milão|ミラノ|米兰
         MAD	Madrid|マドリード|马德里
@@ -104,7 +104,7 @@ extension FlightReferenceData {
         AUH	Abu Dhabi|Abu Dabi|アブダビ|阿布扎比
         SIN	Singapore|Singapur|Singapour|Singapura|Singapore|シンガポール|新加坡
         HKG	Hong Kong|Hongkong|香港
-        TPE	Taipei|Taipéi|Taipé|台北|臺北
+        TPE	Taipei|Taipéi|Taipé|台北|臺北|Taoyuan|Taiwan Taoyuan|Taipei Taoyuan|桃園|桃园|臺北桃園|台北桃园
         SEL	Seoul|Seúl|Séoul|Seul|ソウル|首尔|首爾
         OSA	Osaka|Ōsaka|大阪
         NGO	Nagoya|名古屋
@@ -115,8 +115,8 @@ extension FlightReferenceData {
         SDJ	Sendai|仙台
         KOJ	Kagoshima|鹿児島
         CTU	Chengdu|成都
-        CAN	Guangzhou|Canton|广州|廣州
-        SZX	Shenzhen|深圳
+        CAN	Guangzhou|Canton|广州|廣州|Baiyun|Guangzhou Baiyun|白云|广州白云|白雲
+        SZX	Shenzhen|深圳|Bao'an|Shenzhen Bao'an|宝安|深圳宝安|寶安
         XIY	Xi'an|Xian|西安
         HGH	Hangzhou|杭州
         NKG	Nanjing|南京
@@ -151,10 +151,9 @@ extension FlightReferenceData {
         KIX	Kansai|関西空港|関空|关西机场
         ITM	Itami|伊丹|伊丹空港
         CTS	New Chitose|新千歳|新千歳空港
-        PEK	Beijing Capital|首都机场|首都国际机场|北京首都国际机场
-        PKX	Daxing|Beijing Daxing|大兴|大兴机场|北京大兴国际机场
+        PEK	Beijing Capital|首都机场|首都国际机场|北京首都国际机场|首都|北京首都
+        PKX	Daxing|Beijing Daxing|大兴|大兴机场|北京大兴国际机场|北京大兴|大興
         PVG	Pudong|Shanghai Pudong|浦东|浦东机场|上海浦东
-        SHA	Hongqiao|Shanghai Hongqiao|虹桥|虹桥机场|上海虹桥
         LHR	Heathrow|London Heathrow
         LGW	Gatwick|London Gatwick
         STN	Stansted|London Stansted
@@ -173,5 +172,9 @@ extension FlightReferenceData {
         PTP	Pointe-à-Pitre|Pointe-a-Pitre|Guadeloupe
         TXL	Tegel|Berlin-Tegel|Berlin Tegel|Flughafen Tegel|テーゲル|泰格尔
         SXF	Schönefeld|Berlin-Schönefeld|Flughafen Schönefeld
+        CIA	Ciampino|Roma Ciampino|Rome Ciampino|Rom-Ciampino|Roma-Ciampino|チャンピーノ
+        HAK	Meilan|Haikou Meilan|美兰|海口美兰|美蘭
+        URC	Diwopu|Urumqi Diwopu|地窝堡|乌鲁木齐地窝堡
+        TSA	Songshan|Taipei Songshan|松山機場|台北松山|臺北松山
         """#
 }

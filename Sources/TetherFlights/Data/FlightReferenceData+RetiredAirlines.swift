@@ -3,6 +3,7 @@
 extension FlightReferenceData {
     /// Airlines that no longer fly, written by hand: designator, name, other names separated by `|`, last year.
     static let retiredAirlineRecords = #"""
+        4O	Interjet	ABC Aerolíneas	2020
         4U	Germanwings		2020
         9W	Jet Airways		2019
         AB	Air Berlin	airberlin|Airberlin	2017
@@ -15,21 +16,28 @@ extension FlightReferenceData {
         FL	AirTran Airways	AirTran	2014
         HG	Niki	FlyNiki|flyniki	2017
         IG	Meridiana	Air Italy	2020
+        IT	Kingfisher Airlines	Kingfisher	2012
         JJ	TAM Airlines	TAM|TAM Linhas Aéreas	2016
         JK	Spanair		2012
+        JW	Vanilla Air	バニラエア|バニラ・エア	2019
         KA	Cathay Dragon	Dragonair	2020
         KF	Blue1		2016
         MA	Malév	Malev|Malév Hungarian Airlines	2012
         MI	SilkAir		2021
+        MP	Martinair	Martinair Holland	2011
         MT	Thomas Cook Airlines	Thomas Cook	2019
         MX	Mexicana	Mexicana de Aviación|Mexicana de Aviacion	2010
         NW	Northwest Airlines	Northwest	2010
+        O6	Avianca Brasil	Avianca Brazil|Oceanair	2019
+        OK	Czech Airlines	ČSA|CSA Czech Airlines	2024
         PA	Pan Am	Pan American World Airways|Pan American	1991
+        S2	JetLite	Jet Konnect|JetKonnect	2019
         ST	Germania		2019
         TW	Trans World Airlines	TWA	2001
         US	US Airways	US Air|USAir	2015
         VX	Virgin America		2018
         WW	WOW air	WOW	2019
         ZB	Monarch Airlines	Monarch	2017
+        ZI	Aigle Azur		2019
         """#
 }
