@@ -60,7 +60,7 @@ extension FlightAnalysis {
                     continue
                 }
                 // "815 2345" is a phone number; "OS 128   06:55" is a flight and its departure time.
-                if next.isNumber, next.isSpaced, next.text.utf8.count >= 2,
+                if next.isNumber, next.isSpaced, !next.startsLine, next.text.utf8.count >= 2,
                     !(last + 3 < tokens.count && tokens[last + 2].text == ":" && tokens[last + 3].isNumber)
                 {
                     continue

@@ -97,8 +97,12 @@ struct FlightAnalysis {
         return data.airlines[code] ?? data.retiredAirlines[code]
     }
 
-    /// The leg an event is about: the one leaving nearest the event's start, or the first.
-    func eventLeg(of legs: [Leg]) -> Leg? {
+    /// The leg an event is about: the one its title names, the one leaving nearest the event's start, or the
+    /// first.
+    func eventLeg(of legs: [Leg], title designator: Designator?) -> Leg? {
+        if let designator, let leg = legs.first(where: { $0.flightNumber == designator.flightNumber }) {
+            return leg
+        }
         guard let start = event.start else { return legs.first }
         let timed = legs.compactMap { leg in leg.departure.map { (leg, abs($0.timeIntervalSince(start))) } }
         if let nearest = timed.min(by: { $0.1 < $1.1 }), nearest.1 < 36 * 3600 { return nearest.0 }
@@ -117,8 +121,10 @@ struct FlightAnalysis {
     }
 
     var debugEnabled: Bool { getenv("FLIGHT_DEBUG") != nil }
+    /// The confidence: evidence less counter-evidence, clamped to 0...1 and rounded to a millionth, so that
+    /// 0.35 + 0.15 is 0.5 and not 0.49999999999999994.
     var score: Double {
-        min(1, max(0, evidence - counterEvidence))
+        (min(1, max(0, evidence - counterEvidence)) * 1_000_000).rounded() / 1_000_000
     }
 
     // MARK: - Reading
@@ -158,7 +164,7 @@ struct FlightAnalysis {
         let itinerary = itineraryLegs(in: description)
         if !itinerary.isEmpty { evidence += 0.9 }
         legs = itinerary.isEmpty ? confirmationLegs(in: description, designators: descriptionDesignators) : itinerary
-        let leg = legs.isEmpty ? nil : eventLeg(of: legs)
+        let leg = legs.isEmpty ? nil : eventLeg(of: legs, title: titleDesignators.first)
         if let leg, titleDesignators.isEmpty, flightNumber == nil {
             airline = leg.airline
             flightNumber = leg.flightNumber

@@ -19,7 +19,10 @@ enum FlightVocabulary {
 
     /// Chinese and Japanese words that name a flight or flying.
     static let cjkFlightWords = FlightCJKIndex(
-        ["フライト", "飛行機", "航班", "飞往", "飛往", "班机", "班機", "搭乗便", "飞机", "登机"].map { ($0, true) }
+        [
+            "フライト", "飛行機", "航班", "飞往", "飛往", "班机", "班機", "搭乗便", "飞机", "登机", "便名", "搭乗券", "ご搭乗",
+            "登機", "登机牌",
+        ].map { ($0, true) }
     )
 
     /// Chinese and Japanese words that say a location is an airport.

@@ -3,95 +3,177 @@
 extension FlightReferenceData {
     /// Airline designators written by hand: designator, name, other names separated by `|`.
     static let airlineRecords = #"""
+        0V	VASCO	Vietnam Air Services Company
+        2I	Star Perú	Star Peru
+        2J	Air Burkina
         2L	Helvetic Airways	Helvetic
-        3K	Jetstar Asia
-        3U	Sichuan Airlines
+        2P	PAL Express
+        2W	World2fly
+        3C	Air Chathams
+        3H	Air Inuit
+        3L	Air Arabia Abu Dhabi
+        3O	Air Arabia Maroc
+        3U	Sichuan Airlines	四川航空
+        4B	Boutique Air
+        4C	LATAM Airlines Colombia	LATAM Colombia
+        4N	Air North
+        4O	Air Montenegro
         4Y	Discover Airlines
         4Z	Airlink
-        5J	Cebu Pacific	Cebu Pacific Air
+        5D	Aeroméxico Connect	Aeromexico Connect
+        5J	Cebu Pacific	Cebu Pacific Air|セブパシフィック航空|宿务太平洋航空
+        5N	Smartavia
+        5T	Canadian North
+        5Z	CemAir
+        6B	TUI fly Nordic
+        6D	Pelita Air
         6E	IndiGo
-        7C	Jeju Air
-        8L	Lucky Air
+        6H	Israir	Israir Airlines
+        6J	Solaseed Air	Solaseed|ソラシドエア
+        6Q	Cham Wings Airlines	Cham Wings
+        7C	Jeju Air	チェジュ航空|济州航空|濟州航空
+        7G	StarFlyer	Star Flyer|スターフライヤー
+        7H	Ravn Alaska	Ravn
+        7P	Air Panama	Air Panamá
+        8B	TransNusa
+        8L	Lucky Air	祥鹏航空|祥鵬航空
         8M	Myanmar Airways International
-        9C	Spring Airlines
+        8P	Pacific Coastal Airlines
+        8U	Afriqiyah Airways	Afriqiyah
+        9C	Spring Airlines	春秋航空
         9E	Endeavor Air
+        9H	Chang'an Airlines	Air Changan|长安航空
+        9I	Alliance Air
+        9K	Cape Air
+        9M	Central Mountain Air
+        9P	Fly Jinnah
+        9R	SATENA
+        9V	Avior Airlines	Avior
+        9X	Southern Airways Express	Southern Airways
         A3	Aegean Airlines	Aegean
         A5	Air France Hop	HOP!
+        A6	Hunan Airlines	Hunan Air|湖南航空
         A9	Georgian Airways
-        AA	American Airlines	American
-        AC	Air Canada
+        AA	American Airlines	American|アメリカン航空|美国航空|美國航空
+        AC	Air Canada	エア・カナダ|加拿大航空
         AD	Azul Brazilian Airlines	Azul|Azul Linhas Aéreas
-        AE	Mandarin Airlines
-        AF	Air France
+        AE	Mandarin Airlines	華信航空|华信航空
+        AF	Air France	エールフランス|法国航空|法國航空
+        AG	Aruba Airlines
         AH	Air Algérie	Air Algerie
-        AI	Air India
-        AK	AirAsia	Air Asia
+        AI	Air India	エア・インディア|印度航空
+        AK	AirAsia	Air Asia|エアアジア|亚洲航空|亞洲航空
         AL	Malta Air
         AM	Aeroméxico	Aeromexico
         AR	Aerolíneas Argentinas	Aerolineas Argentinas
-        AS	Alaska Airlines
+        AS	Alaska Airlines	アラスカ航空|阿拉斯加航空
         AT	Royal Air Maroc
         AV	Avianca
         AW	Africa World Airlines
-        AY	Finnair
+        AY	Finnair	フィンエアー|芬兰航空|芬蘭航空
         AZ	ITA Airways
         B2	Belavia
+        B3	Bhutan Airlines
         B6	JetBlue	JetBlue Airways
-        B7	Uni Air
-        BA	British Airways
+        B7	Uni Air	立榮航空|立荣航空
+        BA	British Airways	ブリティッシュ・エアウェイズ|英国航空|英國航空
         BC	Skymark Airlines	Skymark|スカイマーク
         BF	French bee
         BG	Biman Bangladesh Airlines
         BI	Royal Brunei Airlines
-        BK	Okay Airways
-        BR	EVA Air	長榮航空|长荣航空
+        BJ	Nouvelair	Nouvelair Tunisie
+        BK	Okay Airways	奥凯航空|奧凱航空
+        BP	Air Botswana
+        BR	EVA Air	長榮航空|长荣航空|エバー航空
+        BS	US-Bangla Airlines	US-Bangla
         BT	airBaltic	Air Baltic
+        BW	Caribbean Airlines
+        BX	Air Busan	エアプサン|釜山航空
         BY	TUI Airways
-        CA	Air China	中国国际航空|国航
-        CI	China Airlines	中華航空|华航
+        C5	CommuteAir	CommutAir
+        CA	Air China	中国国际航空|国航|中国国際航空
+        CD	Corendon Dutch Airlines
+        CG	PNG Air
+        CI	China Airlines	中華航空|华航|チャイナエアライン
+        CJ	BA CityFlyer	British Airways CityFlyer
         CM	Copa Airlines
+        CU	Cubana de Aviación	Cubana de Aviacion
         CX	Cathay Pacific	國泰航空|国泰航空|キャセイパシフィック航空
+        CY	Cyprus Airways
         CZ	China Southern Airlines	中国南方航空|南航
         D7	AirAsia X
         D8	Norwegian	Norwegian Air Sweden
+        DD	Nok Air	ノックエア
         DE	Condor	Condor Flugdienst
         DG	Cebgo
-        DL	Delta Air Lines	Delta
+        DI	Marabu Airlines
+        DL	Delta Air Lines	Delta|デルタ航空|达美航空|達美航空
+        DM	Arajet
         DP	Pobeda
+        DR	Ruili Airlines	瑞丽航空|瑞麗航空
         DS	easyJet Switzerland
+        DT	TAAG Angola Airlines	TAAG
+        DV	SCAT Airlines
+        DX	Danish Air Transport
         DY	Norwegian	Norwegian Air Shuttle
-        DZ	Donghai Airlines
+        DZ	Donghai Airlines	东海航空|東海航空
+        E5	Air Arabia Egypt
+        E9	Iberojet
         EC	easyJet Europe
+        EH	ANA Wings
         EI	Aer Lingus
-        EK	Emirates
+        EK	Emirates	エミレーツ航空|阿联酋航空|阿聯酋航空
         EN	Air Dolomiti
+        EP	Iran Aseman Airlines	Aseman Airlines
+        ER	Serene Air	SereneAir
         ET	Ethiopian Airlines	Ethiopian
-        EU	Chengdu Airlines
+        EU	Chengdu Airlines	成都航空
         EW	Eurowings
-        EY	Etihad Airways	Etihad
+        EY	Etihad Airways	Etihad|エティハド航空|阿提哈德航空
+        F3	flyadeal
         F8	Flair Airlines
         F9	Frontier Airlines
         FA	FlySafair
         FB	Bulgaria Air
         FD	Thai AirAsia
+        FG	Ariana Afghan Airlines
         FI	Icelandair
         FJ	Fiji Airways
         FM	Shanghai Airlines	上海航空
+        FN	fastjet	Fastjet Zimbabwe
+        FO	Flybondi
         FR	Ryanair
+        FS	FlyArystan	Fly Arystan
+        FU	Fuzhou Airlines	福州航空
         FV	Rossiya Airlines
+        FW	Ibex Airlines	アイベックスエアラインズ
+        FY	Firefly	FlyFirefly
         FZ	flydubai
         G3	GOL Linhas Aéreas	GOL|Gol Linhas Aereas
         G4	Allegiant Air	Allegiant
-        G5	China Express Airlines
+        G5	China Express Airlines	华夏航空|華夏航空
+        G7	GoJet Airlines	GoJet
         G9	Air Arabia
-        GA	Garuda Indonesia
+        GA	Garuda Indonesia	ガルーダ・インドネシア航空
         GF	Gulf Air
-        GJ	Loong Air
-        GK	Jetstar Japan	ジェットスター・ジャパン
+        GJ	Loong Air	长龙航空|長龍航空
+        GK	Jetstar Japan	ジェットスター・ジャパン|捷星日本航空
+        GL	Air Greenland
+        GM	Chair Airlines
         GQ	Sky Express
-        GS	Tianjin Airlines
+        GR	Aurigny	Aurigny Air Services
+        GS	Tianjin Airlines	天津航空
+        GT	Air Guilin	Guilin Airlines|桂林航空
+        GX	GX Airlines	Beibu Gulf Airlines|北部湾航空|广西北部湾航空
+        GY	Colorful Guizhou Airlines	多彩贵州航空
+        GZ	Air Rarotonga
         H2	Sky Airline
-        HA	Hawaiian Airlines
+        H3	Harbour Air	Harbour Air Seaplanes
+        H8	Sky Airline Perú	Sky Airline Peru|Sky Perú|Sky Peru
+        HA	Hawaiian Airlines	ハワイアン航空|夏威夷航空
+        HB	Greater Bay Airlines	大灣區航空|大湾区航空|グレーターベイ航空
+        HC	Air Senegal	Air Sénégal
+        HD	AIRDO	Air Do|エア・ドゥ|エアドゥ
         HF	Air Côte d'Ivoire
         HM	Air Seychelles
         HO	Juneyao Air	吉祥航空
@@ -100,126 +182,215 @@ extension FlightReferenceData {
         HX	Hong Kong Airlines	香港航空
         HY	Uzbekistan Airways
         I2	Iberia Express
+        IA	Iraqi Airways
         IB	Iberia
         ID	Batik Air
+        IE	Solomon Airlines
+        IJ	Spring Japan	SPRING JAPAN|Spring Airlines Japan|スプリング・ジャパン|スプリングジャパン|春秋航空日本
+        IQ	Qazaq Air
         IR	Iran Air
-        IT	Tigerair Taiwan
+        IT	Tigerair Taiwan	台灣虎航|台湾虎航|タイガーエア台湾
+        IU	Super Air Jet
+        IW	Wings Air
         IX	Air India Express
+        IY	Yemenia	Yemen Airways
+        IZ	Arkia	Arkia Israeli Airlines
         J2	Azerbaijan Airlines
         J9	Jazeera Airways
         JA	JetSMART
+        JC	Japan Air Commuter	日本エアコミューター
         JD	Beijing Capital Airlines	首都航空
+        JH	Fuji Dream Airlines	フジドリームエアラインズ
         JJ	LATAM Airlines Brasil
         JL	Japan Airlines	JAL|日本航空
-        JQ	Jetstar Airways	Jetstar
+        JM	Jambojet
+        JQ	Jetstar Airways	Jetstar|ジェットスター航空|捷星航空
+        JS	Air Koryo
         JT	Lion Air
         JU	Air Serbia
-        JX	Starlux Airlines	STARLUX|星宇航空
-        K6	Cambodia Angkor Air
+        JX	Starlux Airlines	STARLUX|星宇航空|スターラックス航空
+        JY	interCaribbean Airways	interCaribbean
+        K6	Cambodia Angkor Air	Air Cambodia
+        KB	Drukair	Druk Air|Drukair Royal Bhutan Airlines
         KC	Air Astana
         KE	Korean Air	大韓航空|大韩航空
-        KL	KLM Royal Dutch Airlines	KLM
+        KL	KLM Royal Dutch Airlines	KLM|荷兰皇家航空|荷蘭皇家航空
         KM	KM Malta Airlines
-        KN	China United Airlines
+        KN	China United Airlines	中国联合航空|中联航
         KP	ASKY Airlines
         KQ	Kenya Airways
         KU	Kuwait Airways
+        KX	Cayman Airways
+        KY	Kunming Airlines	昆明航空
+        L6	Mauritania Airlines	Mauritania Airlines International
         LA	LATAM Airlines	LATAM
+        LF	Contour Airlines
         LG	Luxair
         LH	Lufthansa	Deutsche Lufthansa|ルフトハンザ|汉莎航空
-        LJ	Jin Air
+        LJ	Jin Air	ジンエアー|真航空
         LM	Loganair
         LO	LOT Polish Airlines	LOT
+        LP	LATAM Airlines Perú	LATAM Airlines Peru|LATAM Perú|LATAM Peru
         LS	Jet2.com	Jet2
         LX	Swiss International Air Lines	SWISS|Swiss International Airlines
         LY	El Al	El Al Israel Airlines
+        MD	Madagascar Airlines	Air Madagascar
         ME	Middle East Airlines
-        MF	Xiamen Airlines	厦门航空
-        MH	Malaysia Airlines
+        MF	Xiamen Airlines	厦门航空|廈門航空
+        MH	Malaysia Airlines	マレーシア航空|马来西亚航空|馬來西亞航空
         MK	Air Mauritius
-        MM	Peach Aviation	Peach|ピーチ
+        MM	Peach Aviation	Peach|ピーチ|ピーチ・アビエーション|樂桃航空|乐桃航空
+        MO	Calm Air
         MQ	Envoy Air
         MS	EgyptAir
-        MU	China Eastern Airlines	中国东方航空|东航
+        MU	China Eastern Airlines	中国东方航空|东航|中国東方航空
         MX	Breeze Airways
+        MZ	Amakusa Airlines	天草エアライン
+        N0	Norse Atlantic Airways	Norse Atlantic
+        N4	Nordwind Airlines
         NF	Air Vanuatu
         NH	All Nippon Airways	ANA|全日空|全日本空輸
         NK	Spirit Airlines
         NO	Neos
+        NP	Nile Air
+        NS	Hebei Airlines	河北航空
         NT	Binter Canarias	Binter
-        NX	Air Macau
-        NZ	Air New Zealand
+        NU	Japan Transocean Air	日本トランスオーシャン航空
+        NX	Air Macau	澳門航空|澳门航空|マカオ航空
+        NZ	Air New Zealand	ニュージーランド航空|新西兰航空|紐西蘭航空
         OA	Olympic Air
+        OB	Boliviana de Aviación	Boliviana de Aviacion
+        OC	Oriental Air Bridge	オリエンタルエアブリッジ
         OD	Batik Air Malaysia
         OH	PSA Airlines
-        OK	Czech Airlines
+        OL	Samoa Airways
+        OM	MIAT Mongolian Airlines	MIAT
+        ON	Nauru Airlines
         OO	SkyWest Airlines	SkyWest
-        OS	Austrian Airlines	Austrian
+        OQ	Chongqing Airlines	重庆航空|重慶航空
         OR	TUI fly Netherlands
+        OS	Austrian Airlines	Austrian
         OU	Croatia Airlines
         OV	SalamAir
         OZ	Asiana Airlines	Asiana|アシアナ航空|韩亚航空
+        P0	Proflight Zambia	Proflight
         P4	Air Peace
+        P5	Wingo
+        PA	Airblue
+        PB	PAL Airlines	Provincial Airlines
         PC	Pegasus Airlines	Pegasus
         PD	Porter Airlines
-        PG	Bangkok Airways
+        PF	AirSial	Air Sial
+        PG	Bangkok Airways	バンコク・エアウェイズ|曼谷航空
+        PJ	Air Saint-Pierre
         PK	Pakistan International Airlines	PIA
-        PN	West Air
-        PR	Philippine Airlines
+        PM	Canaryfly
+        PN	West Air	西部航空
+        PR	Philippine Airlines	フィリピン航空|菲律宾航空|菲律賓航空
+        PT	Piedmont Airlines
+        PU	Plus Ultra Líneas Aéreas	Plus Ultra Lineas Aereas
+        PW	Precision Air
         PX	Air Niugini
-        QF	Qantas	Qantas Airways
+        PY	Surinam Airways
+        PZ	LATAM Airlines Paraguay	LATAM Paraguay
+        QB	Qeshm Air
+        QC	Camair-Co	Camairco
+        QF	Qantas	Qantas Airways|カンタス航空|澳洲航空
         QG	Citilink
         QH	Bamboo Airways
         QK	Jazz Aviation	Air Canada Jazz
+        QL	Laser Airlines
         QP	Akasa Air
-        QR	Qatar Airways
+        QQ	Alliance Airlines
+        QR	Qatar Airways	カタール航空|卡塔尔航空|卡達航空
         QS	Smartwings
         QV	Lao Airlines
-        QW	Qingdao Airlines
+        QW	Qingdao Airlines	青岛航空|青島航空
         QX	Horizon Air
         QZ	Indonesia AirAsia
+        R3	Yakutia Airlines
+        RA	Nepal Airlines
+        RB	Syrian Air	SyrianAir|Syrian Arab Airlines
+        RC	Atlantic Airways
+        RF	Aero K	Aero K Airlines
         RJ	Royal Jordanian
         RK	Ryanair UK
         RO	TAROM
+        RQ	Kam Air
+        RS	Air Seoul	エアソウル|首尔航空|首爾航空
+        RV	Air Canada Rouge
+        RX	Riyadh Air
+        RY	Jiangxi Air	江西航空
         S4	Azores Airlines
+        S5	Star Air
         S7	S7 Airlines
+        S8	Sounds Air
         SA	South African Airways
+        SB	Aircalin	Air Calédonie International|Air Caledonie International
         SC	Shandong Airlines	山东航空
+        SF	Tassili Airlines
         SG	SpiceJet
+        SI	Blue Islands
         SK	SAS	Scandinavian Airlines|SAS Scandinavian Airlines
+        SL	Thai Lion Air
+        SM	Air Cairo
         SN	Brussels Airlines
         SP	SATA Air Açores
         SQ	Singapore Airlines	新加坡航空|シンガポール航空
         SS	Corsair	Corsair International
-        SU	Aeroflot
+        SU	Aeroflot	アエロフロート|俄罗斯航空
         SV	Saudia
         SY	Sun Country Airlines	Sun Country
+        SZ	Somon Air
+        T5	Turkmenistan Airlines
+        T7	Twin Jet	Twinjet
+        TB	TUI fly Belgium
         TC	Air Tanzania
+        TF	Braathens Regional Airlines	BRA Braathens Regional Airlines
         TG	Thai Airways	Thai Airways International|タイ国際航空|泰国国际航空
         TK	Turkish Airlines	Türk Hava Yolları|ターキッシュ エアラインズ|土耳其航空
+        TL	Airnorth
+        TM	LAM Mozambique Airlines	LAM Moçambique|LAM Mocambique
         TN	Air Tahiti Nui
         TO	Transavia France
         TP	TAP Air Portugal	TAP|TAP Portugal
-        TR	Scoot
+        TR	Scoot	スクート|酷航
         TS	Air Transat
         TU	Tunisair
-        TV	Tibet Airlines
-        TW	T'way Air
+        TV	Tibet Airlines	西藏航空
+        TW	T'way Air	ティーウェイ航空|德威航空
         TX	Air Caraïbes	Air Caraibes
+        TY	Air Calédonie	Air Caledonie
         U2	easyJet
+        U4	Buddha Air
         U6	Ural Airlines
         UA	United Airlines	United|ユナイテッド航空|美国联合航空|美联航
+        UB	Myanmar National Airlines
+        UG	Tunisair Express
         UL	SriLankan Airlines
-        UO	HK Express
+        UM	Air Zimbabwe
+        UO	HK Express	香港快運|香港快运|香港エクスプレス
+        UP	Bahamasair
+        UQ	Urumqi Air	乌鲁木齐航空|烏魯木齊航空
+        UR	Uganda Airlines
+        UT	UTair
+        UU	Air Austral
         UX	Air Europa
+        V0	Conviasa
         V7	Volotea
         VA	Virgin Australia
         VB	Viva Aerobus
-        VJ	VietJet Air	Vietjet
-        VN	Vietnam Airlines
-        VS	Virgin Atlantic
+        VE	EasyFly
+        VF	AJet	AnadoluJet
+        VJ	VietJet Air	Vietjet|ベトジェット|越捷航空
+        VN	Vietnam Airlines	ベトナム航空|越南航空
+        VQ	NOVOAIR	Novo Air
+        VS	Virgin Atlantic	ヴァージン・アトランティック航空
         VT	Air Tahiti
+        VU	Vietravel Airlines
         VY	Vueling
+        VZ	Thai Vietjet Air	Thai Vietjet
+        W3	Arik Air
         W4	Wizz Air Malta
         W5	Mahan Air
         W6	Wizz Air	Wizz
@@ -227,17 +398,42 @@ extension FlightReferenceData {
         WA	KLM Cityhopper
         WB	RwandAir
         WF	Widerøe	Wideroe
+        WJ	JetSMART Argentina
         WK	Edelweiss Air	Edelweiss
+        WM	Winair	Windward Islands Airways
         WN	Southwest Airlines	Southwest
+        WR	WestJet Encore
         WS	WestJet
         WY	Oman Air
+        WZ	Red Wings Airlines
         X3	TUI fly	TUIfly|TUI fly Deutschland
+        XC	Corendon Airlines
+        XE	JSX	JetSuiteX
+        XJ	Thai AirAsia X
+        XK	Air Corsica
+        XL	LATAM Airlines Ecuador	LATAM Ecuador
+        XM	J-Air	ジェイエア
+        XP	Avelo Airlines	Avelo
         XQ	SunExpress
         XY	flynas
+        XZ	Aeroitalia
         Y4	Volaris
+        Y7	NordStar	NordStar Airlines
+        YC	Yamal Airlines
+        YN	Air Creebec
+        YP	Air Premia	エアプレミア
+        YT	Yeti Airlines
+        YV	Mesa Airlines
         YW	Air Nostrum
+        YX	Republic Airways
         Z2	Philippines AirAsia
+        ZB	Air Albania
+        ZE	Eastar Jet	イースター航空|易斯达航空|易斯達航空
+        ZF	Azur Air
+        ZG	ZIPAIR	ZIPAIR Tokyo|Zip Air|ジップエア
         ZH	Shenzhen Airlines	深圳航空
         ZL	Regional Express	Rex|Rex Airlines
+        ZM	Air Manas
+        ZW	Air Wisconsin
         """#
 }

@@ -3,6 +3,7 @@
 extension FlightReferenceData {
     /// Airlines that no longer fly, written by hand: designator, name, other names separated by `|`, last year.
     static let retiredAirlineRecords = #"""
+        3K	Jetstar Asia	ジェットスター・アジア航空	2025
         4O	Interjet	ABC Aerolíneas	2020
         4U	Germanwings		2020
         9W	Jet Airways		2019
