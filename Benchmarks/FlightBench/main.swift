@@ -1,10 +1,11 @@
 import Foundation
 import TetherFlights
 
-// Measures flight detections per second over the labelled corpus, or prints the reports for a JSON array of
-// events (the output of `tether calendar flights --input FILE`).
+// Measures flight detections per second over the labelled corpus (or other JSON arrays of events), on the wall
+// clock and per second of the thread's CPU time (what one core does, whatever else runs on the machine), or
+// prints the reports for a JSON array of events (the output of `tether calendar flights --input FILE`).
 //
-//   swift run -c release FlightBench [CORPUS] [--seconds N]
+//   swift run -c release FlightBench [CORPUS...] [--seconds N]
 //   swift run FlightBench --detect FILE
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -25,16 +26,24 @@ if arguments.first == "--detect", arguments.count == 2 {
 }
 
 var seconds = 3.0
-var path = "Tests/TetherFlightsTests/Fixtures/flight-corpus.json"
+var paths: [String] = []
 var remaining = arguments[...]
 while let argument = remaining.popFirst() {
     if argument == "--seconds", let value = remaining.popFirst().flatMap(Double.init) {
         seconds = value
     } else {
-        path = argument
+        paths.append(argument)
     }
 }
-let events = try readEvents(path)
+if paths.isEmpty { paths = ["Tests/TetherFlightsTests/Fixtures/flight-corpus.json"] }
+let events = try paths.flatMap(readEvents)
+
+/// The CPU time of the calling thread, in seconds.
+func threadCPUTime() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
 
 let clock = ContinuousClock()
 let firstStart = clock.now
@@ -43,6 +52,7 @@ let firstUse = clock.now - firstStart
 
 var detections = 0
 let start = clock.now
+let cpuStart = threadCPUTime()
 while clock.now - start < .seconds(seconds) {
     for event in events {
         if detector.detect(event).isFlight { flights += 1 }
@@ -50,10 +60,12 @@ while clock.now - start < .seconds(seconds) {
     detections += events.count
 }
 let elapsed = clock.now - start
+let cpu = threadCPUTime() - cpuStart
 let perSecond =
     Double(detections) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
 print("first detection (reference data parsed): \(firstUse)")
 print(
     "\(detections) detections over \(events.count) corpus events in \(elapsed): \(Int(perSecond)) detections per second"
 )
+print("\(Int(Double(detections) / cpu)) detections per second of CPU time (\(String(format: "%.2f", cpu)) s)")
 print("(flights counted: \(flights))")

@@ -184,6 +184,10 @@ struct FlightAnalysis {
         }
         if let namedAirline {
             evidence += 0.15
+            // "Alaska Airlines flight 1139", "US Airways(US) #403": a flight number as good as a designator.
+            if namedAirline.number != nil, titleDesignators.isEmpty, otherDesignators.isEmpty {
+                evidence += airlineName(in: title)?.number != nil ? 0.4 : 0.3
+            }
             airline = airline ?? namedAirline.code
             if flightNumber == nil, let number = namedAirline.number, airline == namedAirline.code {
                 flightNumber = "\(namedAirline.code)\(number)"

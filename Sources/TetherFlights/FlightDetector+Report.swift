@@ -11,7 +11,9 @@ extension FlightDetector {
     ///  "departure": "2027-04-02T18:30:00Z", "arrival": "2027-04-03T06:15:00Z"}
     /// ```
     ///
-    /// `isFlight` and `confidence` are always present; the other keys only when found. Dates are ISO 8601 in UTC
+    /// `isFlight` and `confidence` are always present; the other keys only when found. `legs` lists every flight
+    /// of a booking that names several, each with `flightNumber` and, when found, `airline`, `from`, `to`,
+    /// `departure` and `arrival`. Dates are ISO 8601 in UTC
     /// whatever the encoder's date strategy.
     public struct Report: Sendable, Hashable, Codable {
         /// Whether the event is a flight.
@@ -30,6 +32,8 @@ extension FlightDetector {
         public var departure: Date?
         /// The arrival time.
         public var arrival: Date?
+        /// Every flight of a booking that lists several (``FlightDetection/legs``); absent from the JSON when empty.
+        public var legs: [FlightLeg]
 
         /// Creates the report of a detection.
         ///
@@ -43,10 +47,11 @@ extension FlightDetector {
             to = detection.arrivalAirport
             departure = detection.departure
             arrival = detection.arrival
+            legs = detection.legs
         }
 
         private enum CodingKeys: String, CodingKey {
-            case isFlight, confidence, airline, flightNumber, from, to, departure, arrival
+            case isFlight, confidence, airline, flightNumber, from, to, departure, arrival, legs
         }
 
         /// Decodes a report from its JSON form.
@@ -63,6 +68,7 @@ extension FlightDetector {
             to = try container.decodeIfPresent(Airport.self, forKey: .to)
             departure = try container.decodeFlightDate(forKey: .departure)
             arrival = try container.decodeFlightDate(forKey: .arrival)
+            legs = try container.decodeIfPresent([FlightLeg].self, forKey: .legs) ?? []
         }
 
         /// Encodes the report in its JSON form.
@@ -79,6 +85,7 @@ extension FlightDetector {
             try container.encodeIfPresent(to, forKey: .to)
             try container.encodeIfPresent(departure.map(FlightDates.format), forKey: .departure)
             try container.encodeIfPresent(arrival.map(FlightDates.format), forKey: .arrival)
+            if !legs.isEmpty { try container.encode(legs, forKey: .legs) }
         }
 
     }

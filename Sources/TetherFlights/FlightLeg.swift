@@ -42,4 +42,34 @@ public struct FlightLeg: Sendable, Hashable, Codable {
         self.departure = departure
         self.arrival = arrival
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case airline, flightNumber, from, to, departure, arrival
+    }
+
+    /// Reads a leg as ``encode(to:)`` writes it.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        airline = try container.decodeIfPresent(Airline.self, forKey: .airline)
+        flightNumber = try container.decode(String.self, forKey: .flightNumber)
+        departureAirport = try container.decodeIfPresent(Airport.self, forKey: .from)
+        arrivalAirport = try container.decodeIfPresent(Airport.self, forKey: .to)
+        departure = try container.decodeFlightDate(forKey: .departure)
+        arrival = try container.decodeFlightDate(forKey: .arrival)
+    }
+
+    /// Writes the leg as a report does: `from` and `to` for the airports, times as ISO 8601 in UTC.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(airline, forKey: .airline)
+        try container.encode(flightNumber, forKey: .flightNumber)
+        try container.encodeIfPresent(departureAirport, forKey: .from)
+        try container.encodeIfPresent(arrivalAirport, forKey: .to)
+        try container.encodeIfPresent(departure.map(FlightDates.format), forKey: .departure)
+        try container.encodeIfPresent(arrival.map(FlightDates.format), forKey: .arrival)
+    }
 }

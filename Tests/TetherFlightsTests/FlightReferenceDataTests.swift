@@ -23,7 +23,7 @@ struct FlightReferenceDataTests {
 
     @Test func theBundledAirportTableLoadsWhole() throws {
         let airports = try AirportTable.loadBundled()
-        #expect(airports.count == 7884)
+        #expect(airports.count == 7887)
         #expect(
             airports["AAA"]
                 == Airport(
@@ -47,7 +47,7 @@ struct FlightReferenceDataTests {
                 )
         )
         #expect(FlightReferenceData.shared.airportTableError == nil)
-        #expect(FlightReferenceData.shared.airports.count == 7884)
+        #expect(FlightReferenceData.shared.airports.count == 7887)
     }
 
     @Test(
