@@ -49,8 +49,15 @@ extension FlightAnalysis {
 
     /// Whether a designator is a train's or a coach's number: a train category or an operator's name before it
     /// ("ICE 1234", "TGV 9577", "Frecciarossa FR 9611"), or, in an event about ground travel, a code that is
-    /// also a train category ("EC170", "RJ 1234", "IC 2").
-    func isGroundNumber(_ designator: Designator, in tokens: [FlightText.Token], ground: GroundTravel) -> Bool {
+    /// also a train category ("EC170", "RJ 1234", "IC 2"); never the designator of the airline the text names.
+    func isGroundNumber(
+        _ designator: Designator,
+        in tokens: [FlightText.Token],
+        ground: GroundTravel,
+        named airline: String?
+    ) -> Bool {
+        // "Ryanair · FR5321": the airline the text names flies under that code.
+        if designator.airline == airline { return false }
         if ground.isPresent, FlightVocabulary.trainCategories.contains(designator.airline.lowercased()) {
             return true
         }
@@ -59,6 +66,26 @@ extension FlightAnalysis {
         }
         return FlightVocabulary.trainCategories.contains(previous.folded)
             || FlightVocabulary.groundOperators.contains(previous.folded)
+    }
+
+    /// Whether the title says the event is a train, a coach or a ferry ("Rail&Fly: Köln Hbf → Frankfurt
+    /// Flughafen", "中旅巴士 深圳湾→香港机场", "成田エクスプレス13号") and nothing in it says flight: then a flight number
+    /// in the description is the flight the person takes after, not the event.
+    func titleIsGroundTravel(designators: [Designator]) -> Bool {
+        guard !title.tokens.isEmpty else { return false }
+        var isGround = !FlightVocabulary.groundPhrases.groups(in: title).isEmpty
+        if !isGround {
+            // "のぞみ21号", "G1234次": a train's number in Japanese and Chinese.
+            let tokens = title.tokens
+            isGround = tokens.indices.dropLast().contains { index in
+                tokens[index].isNumber && !tokens[index + 1].isSpaced && tokens[index + 1].isCJK
+                    && (tokens[index + 1].text.first == "号" || tokens[index + 1].text.first == "次")
+                    && !tokens[index + 1].text.hasPrefix("号機")
+            }
+        }
+        guard isGround, designators.isEmpty, airlineName(in: title) == nil else { return false }
+        if let keyword = flightKeyword(in: title), !keyword.isAmbiguous { return false }
+        return true
     }
 
     /// Whether an event that speaks of ground travel also says something only a flight says: a flight word

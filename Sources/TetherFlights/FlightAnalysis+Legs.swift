@@ -68,14 +68,17 @@ extension FlightAnalysis {
                 break
             }
         }
-        // The designator and number before the date: "LH 455", "AA 100Y", "LH455".
+        // The designator and number before the date: "LH 455", "AA 100Y", "LH455"; or, in a ticket's table, after
+        // it ("18MAR  CX 504  HONG KONG  TOKYO NARITA  0905  1425").
         var designator: (code: String, number: Int, index: Int)?
-        for index in line.lowerBound..<dateIndex where designator == nil {
+        let searched = pairIndex == nil ? Array(line.lowerBound..<dateIndex) + Array((dateIndex + 1)..<min(line.upperBound, dateIndex + 4)) : Array(line.lowerBound..<dateIndex)
+        for index in searched where designator == nil && index != dateIndex {
             let token = tokens[index]
             guard token.isWord, !token.isCJK else { continue }
             let bytes = Array(token.text.utf8)
             if bytes.count == 2, Self.isDesignator(bytes), data.isAirlineCode(String(token.text)),
-                index + 1 < dateIndex, let number = Self.segmentNumber(tokens[index + 1].text)
+                index + 1 < line.upperBound, index + 1 != dateIndex,
+                let number = Self.segmentNumber(tokens[index + 1].text)
             {
                 designator = (String(token.text), number, index)
             } else if (3...7).contains(bytes.count), Self.isDesignator(bytes[0..<2]),
@@ -87,7 +90,14 @@ extension FlightAnalysis {
         }
         guard let designator else { return nil }
         var timesStart = pairIndex.map { $0 + 1 } ?? dateIndex + 1
-        if pairIndex == nil {
+        if pairIndex == nil, designator.index > dateIndex {
+            // The ticket's table with the date first: the cities after the flight, by name.
+            let rest = Array(tokens[(designator.index + 2)..<line.upperBound])
+            guard designator.index + 2 < line.upperBound, let route = namedRoute(rest, of: FlightText(tokens: rest, of: FlightText(nil)))
+            else { return nil }
+            (from, to) = route
+            timesStart = designator.index + 2
+        } else if pairIndex == nil {
             // The ticket's table: the departure airport before the designator, the arrival on the next line.
             guard
                 let origin = tokens[line.lowerBound..<designator.index].last(where: isAirportCode),
@@ -223,52 +233,38 @@ extension FlightAnalysis {
 
     // MARK: - Legs of a confirmation
 
-    /// The flights of a confirmation that lists several, each designator with its route: two airport codes
-    /// written after it ("AV 27  Madrid (MAD) 12:45 → Bogotá (BOG) 15:35"), or the last code before it and the
-    /// first after it ("06:10 London Luton (LTN) / Wizz Air · W6 2202 / 09:35 Budapest (BUD)"), or else the route
-    /// its part of the text or its line writes.
+    /// The flights of a confirmation that lists several, each designator with its route. The route of a leg is
+    /// written after its designator ("AV 27  Madrid (MAD) 12:45 → Bogotá (BOG) 15:35") or before it ("London
+    /// Stansted - Venice Treviso / Flight FR 2837"), the same way for every leg of one text: the side the legs whose
+    /// route is on one side only agree on. Failing both, the last code before the designator and the first after
+    /// it ("06:10 London Luton (LTN) / Wizz Air · W6 2202 / 09:35 Budapest (BUD)").
     func confirmationLegs(in text: FlightText, designators: [Designator]) -> [Leg] {
         guard designators.count >= 2 else { return [] }
         let tokens = text.tokens
         let codes = codeIndices(in: text)
-        var legs: [Leg] = []
+        var sides: [(before: (String, String)?, after: (String, String)?, bridge: (String, String)?)] = []
         for (position, designator) in designators.enumerated() {
             let start = designator.tokens.upperBound + 1
             let end = position + 1 < designators.count ? designators[position + 1].tokens.lowerBound : tokens.count
             let previousEnd = position > 0 ? designators[position - 1].tokens.upperBound + 1 : 0
+            let after = windowRoute(text, start..<max(start, end), codes: codes)
+            let before = windowRoute(text, previousEnd..<designator.tokens.lowerBound, codes: codes)
+            var bridge: (String, String)?
+            if let last = codes.last(where: { $0 >= previousEnd && $0 < designator.tokens.lowerBound }),
+                let next = codes.first(where: { $0 >= start && $0 < end }), tokens[last].text != tokens[next].text
+            {
+                bridge = (String(tokens[last].text), String(tokens[next].text))
+            }
+            sides.append((before, after, bridge))
+        }
+        let afterOnly = sides.filter { $0.after != nil && $0.before == nil }.count
+        let beforeOnly = sides.filter { $0.before != nil && $0.after == nil }.count
+        var legs: [Leg] = []
+        for (designator, side) in zip(designators, sides) {
             var leg = Leg(airline: designator.airline, number: designator.number)
-            var after: [String] = []
-            for index in codes where index >= start && index < end {
-                let code = String(tokens[index].text)
-                if after.last != code { after.append(code) }
-            }
-            let distinct = after.reduce(into: [String]()) { list, code in if !list.contains(code) { list.append(code) } }
-            if distinct.count >= 2 {
-                (leg.from, leg.to) = (distinct[0], distinct[1])
-            } else if distinct.count == 1,
-                let before = codes.last(where: { $0 >= previousEnd && $0 < designator.tokens.lowerBound }),
-                String(tokens[before].text) != distinct[0]
-            {
-                (leg.from, leg.to) = (String(tokens[before].text), distinct[0])
-            } else if start < end,
-                let route = segmentRoute(FlightText(tokens: Array(tokens[start..<end]), of: text))
-            {
-                (leg.from, leg.to) = (route.from, route.to)
-            } else if start < end, let route = namedRoute(Array(tokens[start..<end]), of: text) {
-                // "PR 103  LOS ANGELES TOM BRADLEY INTL  2250 0440+2 / MANILA NINOY AQUINO T1".
-                (leg.from, leg.to) = route
-            } else {
-                var lineStart = designator.tokens.lowerBound
-                while lineStart > 0, !tokens[lineStart].startsLine { lineStart -= 1 }
-                lineStart = max(lineStart, previousEnd)
-                if lineStart < designator.tokens.lowerBound,
-                    let route = segmentRoute(
-                        FlightText(tokens: Array(tokens[lineStart..<designator.tokens.lowerBound]), of: text)
-                    )
-                {
-                    (leg.from, leg.to) = (route.from, route.to)
-                }
-            }
+            let route =
+                beforeOnly > afterOnly ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before
+            if let route { (leg.from, leg.to) = route }
             legs.append(leg)
         }
         // The same flight written twice (a summary and the details) is one leg, with the route it was given.
@@ -281,6 +277,29 @@ extension FlightAnalysis {
             }
         }
         return unique
+    }
+
+    /// The route a part of a text writes: two airport codes, a route of names or labelled blocks, or two places.
+    private func windowRoute(_ text: FlightText, _ window: Range<Int>, codes: [Int]) -> (String, String)? {
+        guard !window.isEmpty else { return nil }
+        var distinct: [String] = []
+        for index in codes where window.contains(index) {
+            let code = String(text.tokens[index].text)
+            if !distinct.contains(code) { distinct.append(code) }
+        }
+        if distinct.count >= 2 { return (distinct[0], distinct[1]) }
+        if !distinct.isEmpty { return nil }
+        let part = FlightText(tokens: Array(text.tokens[window]), of: text)
+        if let route = segmentRoute(part) { return route }
+        if let route = namedRoute(Array(text.tokens[window]), of: text) { return route }
+        if part.hasCJK {
+            var places: [String] = []
+            for place in cjkPlaces(in: part) where !places.contains(place.code) {
+                places.append(place.code)
+                if places.count == 2 { return (places[0], places[1]) }
+            }
+        }
+        return nil
     }
 
     /// The first two places a leg's text names, when they are two.

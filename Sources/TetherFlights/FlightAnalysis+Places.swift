@@ -124,8 +124,14 @@ extension FlightAnalysis {
         // "大阪（伊丹）": the airport in brackets makes the city precise.
         var refined: [(code: String, range: Range<String.Index>)] = []
         for place in found {
+            // "ソウル（仁川国際空港）": the airport words may stand before the closing bracket.
+            var rest = text.text[place.range.upperBound...]
+            for word in ["国際空港", "国际机场", "國際機場", "空港", "机场", "機場"] where rest.hasPrefix(word) {
+                rest = rest.dropFirst(word.count)
+                break
+            }
             if let last = refined.last, text.text[last.range.upperBound..<place.range.lowerBound] == "(",
-                text.text[place.range.upperBound...].first == ")"
+                rest.first == ")"
             {
                 refined[refined.count - 1] = (place.code, last.range.lowerBound..<place.range.upperBound)
                 continue

@@ -109,6 +109,32 @@ struct FlightAnalysis {
         return legs.first
     }
 
+    /// The designators of a schedule change's new flights: one in a part headed "previous", "cancelled",
+    /// "bisherige Verbindung" or "変更前" is the flight it replaces, unless all are.
+    func current(_ designators: [Designator], in text: FlightText) -> [Designator] {
+        guard designators.count > 1 else { return designators }
+        let tokens = text.tokens
+        let kept = designators.filter { designator in
+            var index = designator.tokens.lowerBound - 1
+            while index >= 0, index >= designator.tokens.lowerBound - 30 {
+                let token = tokens[index]
+                if token.isWord, FlightVocabulary.replacedWords.contains(token.folded) { return false }
+                if token.isWord, FlightVocabulary.replacementWords.contains(token.folded) { return true }
+                index -= 1
+            }
+            if text.hasCJK {
+                let before = FlightText(
+                    tokens: Array(tokens[max(0, designator.tokens.lowerBound - 30)..<designator.tokens.lowerBound]),
+                    of: text
+                )
+                let markers = FlightVocabulary.cjkScheduleChange.matches(in: before)
+                if let last = markers.last { return last.value }
+            }
+            return true
+        }
+        return kept.isEmpty ? designators : kept
+    }
+
     /// The designators that name a flight as it was sold: one written after "operated by" is the same flight's
     /// operating carrier, unless it is the only one.
     func marketing(_ designators: [Designator], in text: FlightText) -> [Designator] {
@@ -143,14 +169,31 @@ struct FlightAnalysis {
         // Trains, coaches and ferries: their numbers are not flight numbers.
         let ground = groundTravel()
 
+        // Airline names ("Lufthansa", "Air France", "全日空").
+        var namedAirline = airlineName(in: title) ?? airlineName(in: description) ?? airlineName(in: location)
+        // "Southwest: OAK → SAN" in the title, "Southwest Airlines # 2217" in the description.
+        if let named = namedAirline, named.number == nil, let other = airlineName(in: description),
+            other.code == named.code, other.number != nil
+        {
+            namedAirline = other
+        }
+
         // Airline and flight number; a codeshare's "operated by" designator describes the same flight.
-        let titleDesignators = designators(in: title).filter { !isGroundNumber($0, in: title.tokens, ground: ground) }
-        let descriptionDesignators = marketing(
-            designators(in: description).filter { !isGroundNumber($0, in: description.tokens, ground: ground) },
+        let named = namedAirline?.code
+        let titleDesignators = designators(in: title).filter {
+            !isGroundNumber($0, in: title.tokens, ground: ground, named: named)
+        }
+        let descriptionDesignators = current(
+            marketing(
+                designators(in: description).filter {
+                    !isGroundNumber($0, in: description.tokens, ground: ground, named: named)
+                },
+                in: description
+            ),
             in: description
         )
         let locationDesignators = designators(in: location).filter {
-            !isGroundNumber($0, in: location.tokens, ground: ground)
+            !isGroundNumber($0, in: location.tokens, ground: ground, named: named)
         }
         let otherDesignators = descriptionDesignators + locationDesignators
         if let first = titleDesignators.first {
@@ -174,14 +217,7 @@ struct FlightAnalysis {
             flightNumber = first.flightNumber
         }
 
-        // Airline names ("Lufthansa", "Air France", "全日空").
-        var namedAirline = airlineName(in: title) ?? airlineName(in: description) ?? airlineName(in: location)
-        // "Southwest: OAK → SAN" in the title, "Southwest Airlines # 2217" in the description.
-        if let named = namedAirline, named.number == nil, let other = airlineName(in: description),
-            other.code == named.code, other.number != nil
-        {
-            namedAirline = other
-        }
+        // What the airline's name adds: evidence, the airline, and the flight number written after it.
         if let namedAirline {
             evidence += 0.15
             // "Alaska Airlines flight 1139", "US Airways(US) #403": a flight number as good as a designator.
@@ -245,7 +281,9 @@ struct FlightAnalysis {
         // Trains, coaches and ferries: without anything only a flight has, the event is not one.
         if ground.isPresent {
             let allDesignators = titleDesignators + otherDesignators
-            if hasAirEvidence(namedAirline: namedAirline, designators: allDesignators, itinerary: itinerary) {
+            if titleIsGroundTravel(designators: titleDesignators) {
+                counterEvidence += 1
+            } else if hasAirEvidence(namedAirline: namedAirline, designators: allDesignators, itinerary: itinerary) {
                 counterEvidence += min(0.3, 0.1 * Double(ground.kinds.count))
             } else {
                 counterEvidence += 1

@@ -204,6 +204,8 @@ struct FlightText: Sendable {
             }
         }
         if isCJK(scalar) { return .cjk }
+        // Circled and parenthesised numbers number a list ("①NH256"): symbols, not digits of a word.
+        if (0x2460...0x24FF).contains(value) || (0x2776...0x2793).contains(value) { return .symbol }
         let properties = scalar.properties
         switch properties.generalCategory {
         case .nonspacingMark, .spacingMark, .enclosingMark, .format: return .mark

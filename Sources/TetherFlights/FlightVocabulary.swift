@@ -124,7 +124,7 @@ enum FlightVocabulary {
         "MST", "EDT", "PDT", "MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN", "JAN", "FEB", "MAR", "APR", "JUN", "JUL",
         "AUG", "SEP", "OCT", "NOV", "DEC", "ICE", "TGV", "AVE", "RER", "BUS", "CAR", "TAX", "VAT", "PIN", "SMS",
         "PNR", "PAX", "TKT", "SSR", "OSI", "DOB", "BAG", "SEG", "FOP", "NVB", "NVA", "RES", "REF", "FEE", "APP", "WEB",
-        "WWW", "COM", "NET", "ORG",
+        "WWW", "COM", "NET", "ORG", "KLM", "TAP", "SAS", "JAL", "ANA", "IDA", "VIA", "NON", "END",
     ]
 
     /// Folded names too common as words to be read as places.
@@ -201,6 +201,22 @@ enum FlightVocabulary {
                 "look up", "search flights", "seat sale", "fare sale", "flash sale", "piso fare", "promo fare",
             ], 0.4
         ),
+        // A stay, a rental car, shopping or a lounge at the airport, around someone's flight.
+        (
+            [
+                "hotel", "hotels", "hostel", "inn", "motel", "resort", "suites", "hilton", "marriott", "hyatt",
+                "sheraton", "ibis", "novotel", "mercure", "holiday inn", "radisson", "premier inn", "travelodge",
+                "movenpick", "steigenberger", "nh hotel", "melia", "airbnb", "ubernachtung", "hebergement",
+                "alojamiento", "alloggio", "alojamento", "accommodatie", "hertz", "avis", "sixt", "europcar",
+                "enterprise rent-a-car", "budget rent", "alamo", "national car", "localiza", "movida", "thrifty",
+                "dollar rent", "rent a car", "rent-a-car", "car hire", "car rental", "location de voiture",
+                "alquiler de coche", "alquiler de coches", "noleggio auto", "autonoleggio", "aluguel de carro",
+                "aluguer de viaturas", "autohuur", "autoverhuur", "duty free", "reserve & collect", "lounge",
+                "ホテル", "酒店", "宾馆", "旅館", "民宿", "レンタカー", "租车", "免税", "check-out", "checkout", "late checkout",
+                "breakfast", "ontbijt", "fruhstuck", "petit-dejeuner", "desayuno", "colazione", "pequeno-almoco",
+                "citizenm", "moxy", "guesthouse", "bed and breakfast", "朝食", "早餐",
+            ], 0.6
+        ),
         // Meetings.
         (
             [
@@ -226,7 +242,7 @@ enum FlightVocabulary {
             "bahn.de", "obb", "oebb", "sbb", "sbb cff ffs", "ns international", "eurostar", "thalys", "flixbus",
             "flixtrain", "regiojet", "leo express", "westbahn", "alsa", "greyhound", "megabus", "national express",
             "amtrak", "via rail", "comboios de portugal", "alfa pendular", "intercidades", "rede expressos",
-            "eurolines", "itabus", "autobus", "autocar", "autocarro", "pullman", "fernbus", "bus", "buses", "ferry",
+            "eurolines", "itabus", "terravision", "navetta", "navette", "lanzadera", "autobus", "autocar", "autocarro", "pullman", "fernbus", "bus", "buses", "ferry",
             "ferries", "fahre", "faehre", "traghetto", "ferri", "veerboot", "irctc", "indian railways", "shinkansen",
             "jr east", "jr west", "jr central", "jr kyushu", "12306", "rail ticket", "train ticket", "bahnticket",
             "billet de train", "biglietto treno", "billete de tren", "bilhete de comboio", "treinkaartje",
@@ -305,4 +321,24 @@ enum FlightVocabulary {
         "QFA": "QF", "QTR": "QR", "RYR": "FR", "SAS": "SK", "SIA": "SQ", "SWA": "WN", "SWR": "LX", "TAP": "TP",
         "THY": "TK", "TRA": "HV", "UAE": "EK", "UAL": "UA", "VLG": "VY", "WZZ": "W6",
     ]
+
+    /// Words that head the flight a schedule change replaces ("Previous flight (cancelled)", "Bisherige
+    /// Verbindung", "Vol initial"), folded.
+    static let replacedWords: Set<String> = [
+        "previous", "previously", "original", "originally", "old", "canceled", "cancelled", "bisherige", "bisheriger",
+        "bisheriges", "ursprungliche", "ursprunglicher", "alte", "alter", "annule", "annulee", "ancien", "ancienne",
+        "initial", "anterior", "cancelado", "cancelada", "precedente", "originale", "cancellato", "cancellata",
+        "antigo", "antiga", "oude", "oorspronkelijke", "geannuleerd", "vervallen", "storniert", "gestrichen",
+    ]
+
+    /// Words that head the flight a schedule change books instead ("New flight", "Neue Verbindung"), folded.
+    static let replacementWords: Set<String> = [
+        "new", "neue", "neuer", "neues", "nouveau", "nouvel", "nouvelle", "nuevo", "nueva", "nuovo", "nuova", "novo",
+        "nova", "nieuwe", "nieuw", "updated", "revised", "rebooked", "umgebucht",
+    ]
+
+    /// Chinese and Japanese headings of the replaced (`false`) and the new (`true`) flight of a schedule change.
+    static let cjkScheduleChange = FlightCJKIndex(
+        ["変更前", "旧", "原航班", "取消", "原定"].map { ($0, false) } + ["変更後", "新航班", "新しい", "变更后", "改为"].map { ($0, true) }
+    )
 }

@@ -102,7 +102,7 @@ extension FlightReferenceData {
         DXB	Dubai|Dubái|Dubaï|Dubaj|ドバイ|迪拜|杜拜
         DOH	Doha|ドーハ|多哈
         AUH	Abu Dhabi|Abu Dabi|アブダビ|阿布扎比
-        SIN	Singapore|Singapur|Singapour|Singapura|Singapore|シンガポール|新加坡
+        SIN	Singapore|Singapur|Singapour|Singapura|Singapore|シンガポール|新加坡|Changi|Singapore Changi|樟宜|チャンギ
         HKG	Hong Kong|Hongkong|香港
         TPE	Taipei|Taipéi|Taipé|台北|臺北|Taoyuan|Taiwan Taoyuan|Taipei Taoyuan|桃園|桃园|臺北桃園|台北桃园
         SEL	Seoul|Seúl|Séoul|Seul|ソウル|首尔|首爾
@@ -114,7 +114,7 @@ extension FlightReferenceData {
         HIJ	Hiroshima|広島|广岛
         SDJ	Sendai|仙台
         KOJ	Kagoshima|鹿児島
-        CTU	Chengdu|成都
+        CTU	Chengdu|成都|Shuangliu|Chengdu Shuangliu|双流|成都双流
         CAN	Guangzhou|Canton|广州|廣州|Baiyun|Guangzhou Baiyun|白云|广州白云|白雲
         SZX	Shenzhen|深圳|Bao'an|Shenzhen Bao'an|宝安|深圳宝安|寶安
         XIY	Xi'an|Xian|西安
@@ -122,7 +122,7 @@ extension FlightReferenceData {
         NKG	Nanjing|南京
         CKG	Chongqing|重庆|重慶
         WUH	Wuhan|武汉
-        XMN	Xiamen|厦门|廈門
+        XMN	Xiamen|厦门|廈門|高崎|厦门高崎|Xiamen Gaoqi
         TAO	Qingdao|青岛|青島
         DLC	Dalian|大连
         KMG	Kunming|昆明
@@ -146,11 +146,11 @@ extension FlightReferenceData {
         SGN	Ho Chi Minh City|Saigon|Ciudad Ho Chi Minh|ホーチミン|胡志明市
         REK	Reykjavik|Reikiavik|Reykjavík
         MOW	Moscow|Moskau|Moscú|Moscou|Mosca|Moskou|モスクワ|莫斯科
-        HND	Haneda|Tokyo Haneda|羽田|羽田空港
-        NRT	Narita|Tokyo Narita|成田|成田空港
-        KIX	Kansai|関西空港|関空|关西机场
-        ITM	Itami|伊丹|伊丹空港
-        CTS	New Chitose|新千歳|新千歳空港
+        HND	Haneda|Tokyo Haneda|羽田|羽田空港|東京羽田|东京羽田
+        NRT	Narita|Tokyo Narita|成田|成田空港|東京成田|东京成田
+        KIX	Kansai|関西空港|関空|关西机场|関西|关西|大阪関西|大阪关西|関西国際空港|关西国际机场|Osaka Kansai
+        ITM	Itami|伊丹|伊丹空港|大阪伊丹|Osaka Itami
+        CTS	New Chitose|新千歳|新千歳空港|Sapporo New Chitose|Sapporo Chitose
         PEK	Beijing Capital|首都机场|首都国际机场|北京首都国际机场|首都|北京首都
         PKX	Daxing|Beijing Daxing|大兴|大兴机场|北京大兴国际机场|北京大兴|大興
         PVG	Pudong|Shanghai Pudong|浦东|浦东机场|上海浦东
@@ -162,10 +162,10 @@ extension FlightReferenceData {
         FCO	Fiumicino|Roma Fiumicino|Rome Fiumicino
         LIN	Linate|Milano Linate|Milan Linate
         MXP	Malpensa|Milano Malpensa|Milan Malpensa
-        EWR	Newark
+        EWR	Newark|New York Newark|New York-Newark
         JFK	JFK|Kennedy|John F. Kennedy|肯尼迪
         LGA	LaGuardia
-        ORD	O'Hare|Chicago O'Hare
+        ORD	O'Hare|Chicago O'Hare|オヘア|奥黑尔|芝加哥奥黑尔|シカゴ・オヘア
         IAD	Dulles|Washington Dulles
         GRU	Guarulhos|São Paulo-Guarulhos
         GIG	Galeão|Rio de Janeiro-Galeão
@@ -176,5 +176,34 @@ extension FlightReferenceData {
         HAK	Meilan|Haikou Meilan|美兰|海口美兰|美蘭
         URC	Diwopu|Urumqi Diwopu|地窝堡|乌鲁木齐地窝堡
         TSA	Songshan|Taipei Songshan|松山機場|台北松山|臺北松山
+        AJA	Ajaccio|Ajaccio Napoléon Bonaparte|Ajaccio-Napoléon-Bonaparte|アジャクシオ|阿雅克肖
+        ICN	Incheon|Seoul Incheon|仁川|仁川国際空港|仁川国际机场|ソウル仁川|首尔仁川
+        GMP	Gimpo|Seoul Gimpo|金浦|金浦国際空港|金浦国际机场
+        KKJ	Kitakyushu|北九州|北九州空港
+        UKB	Kobe|Kōbe|神戸|神戸空港|神户
+        TFU	Tianfu|Chengdu Tianfu|天府|成都天府|天府国际机场
+        FOC	Fuzhou|福州|长乐|福州长乐
+        TSF	Venice Treviso|Venezia Treviso|Venise Trévise|Treviso
+        BGY	Milan Bergamo|Milano Bergamo|Milan-Bergamo|Milán Bergamo|Mailand Bergamo|Bergamo|Orio al Serio
+        BVA	Paris Beauvais|Paris-Beauvais|Beauvais
+        CRL	Brussels Charleroi|Bruxelles Charleroi|Brussel Charleroi|Brüssel Charleroi|Charleroi
+        GRO	Barcelona Girona|Girona
+        REU	Barcelona Reus|Reus
+        NRN	Düsseldorf Weeze|Dusseldorf Weeze|Weeze
+        HHN	Frankfurt Hahn|Frankfurt-Hahn|Hahn
+        NYO	Stockholm Skavsta|Skavsta
+        TRF	Oslo Torp|Sandefjord Torp|Torp
+        SEN	London Southend|Southend
+        FMM	Memmingen|Munich Memmingen|München Memmingen|Memmingerberg
+        WMI	Warsaw Modlin|Warschau Modlin|Modlin
+        TFS	Tenerife South|Tenerife Sur|Teneriffa Süd
+        TFN	Tenerife North|Tenerife Norte|Teneriffa Nord
+        DCA	Washington Reagan|Reagan National|Washington National
+        MDW	Chicago Midway|Midway
+        VCP	Viracopos|Campinas Viracopos|Campinas
+        EZE	Ezeiza|Buenos Aires Ezeiza
+        AEP	Aeroparque|Buenos Aires Aeroparque
+        SDU	Santos Dumont|Rio Santos Dumont
+        CGH	Congonhas|São Paulo Congonhas|Sao Paulo Congonhas
         """#
 }
