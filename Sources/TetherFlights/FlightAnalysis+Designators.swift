@@ -149,6 +149,7 @@ extension FlightAnalysis {
             return NamedAirline(code: match.value, number: Self.cjkFlightNumber(in: text))
         }
         var index = 0
+        var replaced: NamedAirline?
         while index < tokens.count {
             guard tokens[index].isWord, !tokens[index].isCJK, !tokens[index].isNumber,
                 tokens[index].lexemes.contains(.airlineStart)
@@ -174,15 +175,19 @@ extension FlightAnalysis {
                 guard let code = data.airlineNames[key] else { continue }
                 // Single common words ("United", "Delta", "Swiss") count only when written with a capital.
                 if count == 1, !tokens[index].isCapitalized { continue }
-                return NamedAirline(
+                let named = NamedAirline(
                     code: code,
                     number: flightNumber(in: tokens, after: positions[count - 1], code: code),
                     isRetired: data.retiredAirlineNames.contains(key)
                 )
+                // A schedule change names the replaced flight first: the new one follows.
+                guard named.number != nil, isReplaced(at: index, in: text) else { return named }
+                replaced = replaced ?? named
+                break
             }
             index += 1
         }
-        return nil
+        return replaced
     }
 
     /// A flight number written the Japanese and Chinese way, digits before 便 ("305便").

@@ -165,9 +165,13 @@ extension FlightAnalysis {
             if position >= 0, tokens[position].isWord, FlightVocabulary.articles.contains(tokens[position].folded) {
                 position -= 1
             }
-            guard position >= 0, tokens[position].isWord || tokens[position].text == "→" else { continue }
+            // "✈ Wien": an arrow that opens the title points to the destination.
+            let opensWithArrow = position == 0 && FlightVocabulary.arrows.contains(String(tokens[position].text))
+            guard position >= 0, tokens[position].isWord || tokens[position].text == "→" || opensWithArrow else {
+                continue
+            }
             let word = tokens[position].folded
-            if to == nil, tokens[position].lexemes.contains(.toWord) || word == "→" {
+            if to == nil, tokens[position].lexemes.contains(.toWord) || word == "→" || opensWithArrow {
                 to = place.code
             } else if from == nil, tokens[position].lexemes.contains(.fromWord) {
                 from = place.code
@@ -227,12 +231,28 @@ extension FlightAnalysis {
             let words = place.tokens.filter { tokens[$0].isWord && ($0 == 0 || tokens[$0 - 1].text != "(") }
             if words.count > 1 { named.formUnion(words) }
         }
-        return candidates.filter { !named.contains($0) }
+        return candidates.filter { !named.contains($0) && !isPassengerName(at: $0, in: tokens) }
+    }
+
+    /// Whether a word is part of a passenger's name as reservation systems write it, "LEE/MINJI" or
+    /// "CHAN/TAI MAN": joined by a slash to a word that is not an airport code.
+    private func isPassengerName(at index: Int, in tokens: [FlightText.Token]) -> Bool {
+        if index + 2 < tokens.count, tokens[index + 1].text == "/", !tokens[index + 1].isSpaced,
+            tokens[index + 2].isWord, !tokens[index + 2].isSpaced, !isAirportCode(tokens[index + 2])
+        {
+            return true
+        }
+        if index >= 2, tokens[index - 1].text == "/", !tokens[index].isSpaced, !tokens[index - 1].isSpaced,
+            tokens[index - 2].isWord, !isAirportCode(tokens[index - 2])
+        {
+            return true
+        }
+        return false
     }
 
     /// The route of a confirmation that names exactly two airports by code ("Amsterdam (AMS) 17:50 → Londen
     /// Gatwick (LGW) 18:05"), or, in Chinese and Japanese, exactly two places ("北京首都T1 08:10-海口美兰T2").
-    func mentionedRoute(in text: FlightText) -> (String?, String?, Bool)? {
+    func mentionedRoute(in text: FlightText, places: [Place]) -> (String?, String?, Bool)? {
         var codes: [String] = []
         for index in codeIndices(in: text) {
             let code = String(text.tokens[index].text)
@@ -240,12 +260,55 @@ extension FlightAnalysis {
             if codes.count > 2 { return nil }
         }
         if codes.count == 2 { return (codes[0], codes[1], true) }
-        guard codes.isEmpty, text.hasCJK else { return nil }
+        guard codes.isEmpty else { return nil }
+        // "10:35 Kansai International Airport T1 … 12:30 Incheon International Airport T1".
+        var airports: [String] = []
+        for place in places where place.isAirportName && !airports.contains(place.code) {
+            airports.append(place.code)
+        }
+        if airports.count == 2 { return (airports[0], airports[1], true) }
+        guard text.hasCJK else { return nil }
         var places: [String] = []
         for place in cjkPlaces(in: text) where !places.contains(place.code) {
             places.append(place.code)
             if places.count > 2 { return nil }
         }
         return places.count == 2 ? (places[0], places[1], true) : nil
+    }
+
+    /// A route written on one line around an arrow, whatever stands between: the last airport or place before
+    /// the arrow and the first after it ("Amsterdam (AMS) 17:50 → Londen Gatwick (LGW) 18:05",
+    /// "東京（成田）第1ターミナル 16:45 → バンコク（スワンナプーム）21:30"). Precise when both ends are airports.
+    func lineRoute(in text: FlightText) -> (String?, String?, Bool)? {
+        let tokens = text.tokens
+        for arrow in tokens.indices where !tokens[arrow].isWord && FlightVocabulary.arrows.contains(String(tokens[arrow].text)) {
+            var lineStart = arrow
+            while lineStart > 0, !tokens[lineStart].startsLine { lineStart -= 1 }
+            var lineEnd = arrow + 1
+            while lineEnd < tokens.count, !tokens[lineEnd].startsLine { lineEnd += 1 }
+            guard lineStart < arrow, arrow + 1 < lineEnd,
+                let from = mention(FlightText(tokens: Array(tokens[lineStart..<arrow]), of: text), last: true),
+                let to = mention(FlightText(tokens: Array(tokens[(arrow + 1)..<lineEnd]), of: text), last: false),
+                from.code != to.code
+            else { continue }
+            return (from.code, to.code, from.isAirport && to.isAirport)
+        }
+        return nil
+    }
+
+    /// The last (or first) airport or place a part of a line names: a code, a name, or a Chinese or Japanese name.
+    private func mention(_ part: FlightText, last: Bool) -> (code: String, isAirport: Bool)? {
+        var found: [(position: String.Index, code: String, isAirport: Bool)] = []
+        for index in codeIndices(in: part) {
+            found.append((part.tokens[index].text.startIndex, String(part.tokens[index].text), true))
+        }
+        for place in places(in: part, capitalizedOnly: true) {
+            found.append((part.tokens[place.tokens.lowerBound].text.startIndex, place.code, place.isAirportName))
+        }
+        for place in cjkPlaces(in: part) {
+            found.append((place.range.lowerBound, place.code, data.metropolitanAreas[place.code] == nil))
+        }
+        let chosen = last ? found.max { $0.position < $1.position } : found.min { $0.position < $1.position }
+        return chosen.map { ($0.code, $0.isAirport) }
     }
 }

@@ -113,26 +113,26 @@ struct FlightAnalysis {
     /// "bisherige Verbindung" or "変更前" is the flight it replaces, unless all are.
     func current(_ designators: [Designator], in text: FlightText) -> [Designator] {
         guard designators.count > 1 else { return designators }
-        let tokens = text.tokens
-        let kept = designators.filter { designator in
-            var index = designator.tokens.lowerBound - 1
-            while index >= 0, index >= designator.tokens.lowerBound - 30 {
-                let token = tokens[index]
-                if token.isWord, FlightVocabulary.replacedWords.contains(token.folded) { return false }
-                if token.isWord, FlightVocabulary.replacementWords.contains(token.folded) { return true }
-                index -= 1
-            }
-            if text.hasCJK {
-                let before = FlightText(
-                    tokens: Array(tokens[max(0, designator.tokens.lowerBound - 30)..<designator.tokens.lowerBound]),
-                    of: text
-                )
-                let markers = FlightVocabulary.cjkScheduleChange.matches(in: before)
-                if let last = markers.last { return last.value }
-            }
-            return true
-        }
+        let kept = designators.filter { !isReplaced(at: $0.tokens.lowerBound, in: text) }
         return kept.isEmpty ? designators : kept
+    }
+
+    /// Whether the flight written at a token is one a schedule change replaces: the nearest heading before it,
+    /// within 30 tokens, says "previous" or "cancelled" rather than "new".
+    func isReplaced(at position: Int, in text: FlightText) -> Bool {
+        let tokens = text.tokens
+        var index = position - 1
+        while index >= 0, index >= position - 30 {
+            let token = tokens[index]
+            if token.isWord, FlightVocabulary.replacedWords.contains(token.folded) { return true }
+            if token.isWord, FlightVocabulary.replacementWords.contains(token.folded) { return false }
+            index -= 1
+        }
+        if text.hasCJK {
+            let before = FlightText(tokens: Array(tokens[max(0, position - 30)..<position]), of: text)
+            if let last = FlightVocabulary.cjkScheduleChange.matches(in: before).last { return !last.value }
+        }
+        return false
     }
 
     /// The designators that name a flight as it was sold: one written after "operated by" is the same flight's
@@ -171,11 +171,14 @@ struct FlightAnalysis {
 
         // Airline names ("Lufthansa", "Air France", "全日空").
         var namedAirline = airlineName(in: title) ?? airlineName(in: description) ?? airlineName(in: location)
-        // "Southwest: OAK → SAN" in the title, "Southwest Airlines # 2217" in the description.
-        if let named = namedAirline, named.number == nil, let other = airlineName(in: description),
-            other.code == named.code, other.number != nil
-        {
-            namedAirline = other
+        // "Southwest: OAK → SAN" in the title, "Southwest Airlines # 2217" in the description; "スカイマーク 神戸→羽田"
+        // in the title, "102便 7:00発" in the description.
+        if let named = namedAirline, named.number == nil {
+            if let other = airlineName(in: description), other.code == named.code, other.number != nil {
+                namedAirline = other
+            } else if title.hasCJK, let number = Self.cjkFlightNumber(in: description) {
+                namedAirline?.number = number
+            }
         }
 
         // Airline and flight number; a codeshare's "operated by" designator describes the same flight.
@@ -298,7 +301,8 @@ struct FlightAnalysis {
         let candidates: [(String?, String?, Bool)?] = [
             legRoute, titleRoute.map { ($0.from, $0.to, titleCodes != nil) },
             descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
-            (departureBlock?.code, arrivalBlock?.code, true), mentionedRoute(in: description),
+            (departureBlock?.code, arrivalBlock?.code, true), lineRoute(in: description),
+            mentionedRoute(in: description, places: descriptionPlaces),
             (titleEnds.from, titleEnds.to, false),
         ]
         var isPrecise = (from: false, to: false)

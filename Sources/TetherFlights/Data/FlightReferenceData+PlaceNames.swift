@@ -75,7 +75,7 @@ extension FlightReferenceData {
         FNC	Funchal|Madeira
         PDL	Ponta Delgada|Azores|Açores
         SFO	San Francisco|サンフランシスコ|旧金山|三藩市
-        LAX	Los Angeles|Los Ángeles|ロサンゼルス|洛杉矶|洛杉磯
+        LAX	Los Angeles|Los Ángeles|ロサンゼルス|洛杉矶|洛杉磯|Tom Bradley|Los Angeles Tom Bradley
         CHI	Chicago|シカゴ|芝加哥
         WAS	Washington|Washington DC|Washington D.C.|ワシントン|华盛顿
         BOS	Boston|ボストン|波士顿
@@ -128,7 +128,7 @@ extension FlightReferenceData {
         KMG	Kunming|昆明
         SYX	Sanya|三亚
         HRB	Harbin|哈尔滨
-        BKK	Bangkok|Banguecoque|バンコク|曼谷
+        BKK	Bangkok|Banguecoque|バンコク|曼谷|Suvarnabhumi|Bangkok Suvarnabhumi|スワンナプーム|素万那普|蘇凡納布
         SYD	Sydney|Sídney|Sydney|シドニー|悉尼
         MEL	Melbourne|メルボルン|墨尔本
         AKL	Auckland|オークランド|奥克兰
@@ -140,7 +140,7 @@ extension FlightReferenceData {
         CAI	Cairo|Kairo|El Cairo|Le Caire|Il Cairo|Caïro|カイロ|开罗
         TLV	Tel Aviv|テルアビブ|特拉维夫
         KUL	Kuala Lumpur|クアラルンプール|吉隆坡
-        MNL	Manila|Manille|マニラ|马尼拉
+        MNL	Manila|Manille|マニラ|马尼拉|Ninoy Aquino|Manila Ninoy Aquino|ニノイ・アキノ
         JKT	Jakarta|Yakarta|Djakarta|Giacarta|ジャカルタ|雅加达
         HAN	Hanoi|Hanói|Hanoï|ハノイ|河内
         SGN	Ho Chi Minh City|Saigon|Ciudad Ho Chi Minh|ホーチミン|胡志明市
@@ -205,5 +205,7 @@ extension FlightReferenceData {
         AEP	Aeroparque|Buenos Aires Aeroparque
         SDU	Santos Dumont|Rio Santos Dumont
         CGH	Congonhas|São Paulo Congonhas|Sao Paulo Congonhas
+        NAY	Nanyuan|Beijing Nanyuan|南苑|北京南苑|南苑机场
+        DMK	Don Mueang|Bangkok Don Mueang|ドンムアン|廊曼
         """#
 }
