@@ -79,7 +79,9 @@ extension FlightAnalysis {
     /// designator, the digits and the index of the last token.
     static func icaoFlight(_ tokens: [FlightText.Token], at index: Int) -> (String, Substring, Int)? {
         let token = tokens[index]
-        guard token.isWord, token.text.utf8.count >= 3 else { return nil }
+        guard token.isWord, let first = token.text.utf8.first, first >= 0x41, first <= 0x5A,
+            (3...7).contains(token.text.utf8.count)
+        else { return nil }
         let prefix = token.text.prefix(3)
         guard prefix.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }),
             let designator = FlightVocabulary.icaoAirlines[String(prefix)]

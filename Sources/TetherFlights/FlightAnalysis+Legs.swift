@@ -238,10 +238,9 @@ extension FlightAnalysis {
     /// Stansted - Venice Treviso / Flight FR 2837"), the same way for every leg of one text: the side the legs whose
     /// route is on one side only agree on. Failing both, the last code before the designator and the first after
     /// it ("06:10 London Luton (LTN) / Wizz Air · W6 2202 / 09:35 Budapest (BUD)").
-    func confirmationLegs(in text: FlightText, designators: [Designator]) -> [Leg] {
+    func confirmationLegs(in text: FlightText, codes: [Int], designators: [Designator]) -> [Leg] {
         guard designators.count >= 2 else { return [] }
         let tokens = text.tokens
-        let codes = codeIndices(in: text)
         var sides: [(before: (String, String)?, after: (String, String)?, bridge: (String, String)?)] = []
         for (position, designator) in designators.enumerated() {
             let start = designator.tokens.upperBound + 1

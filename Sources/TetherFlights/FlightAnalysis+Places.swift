@@ -73,7 +73,7 @@ extension FlightAnalysis {
                 let key = words[0..<count].joined(separator: " ")
                 guard let code = data.places[key] else { continue }
                 var place = Place(code: code, tokens: index...positions[count - 1])
-                if let airport = data.airports[code], FlightText.nameKey(airport.city) != key {
+                if data.airports[code] != nil, data.cityKey(code) != key {
                     place.isAirportName = true
                 }
                 refine(&place, tokens: tokens)
@@ -252,9 +252,9 @@ extension FlightAnalysis {
 
     /// The route of a confirmation that names exactly two airports by code ("Amsterdam (AMS) 17:50 → Londen
     /// Gatwick (LGW) 18:05"), or, in Chinese and Japanese, exactly two places ("北京首都T1 08:10-海口美兰T2").
-    func mentionedRoute(in text: FlightText, places: [Place]) -> (String?, String?, Bool)? {
+    func mentionedRoute(in text: FlightText, codes indices: [Int], places: [Place]) -> (String?, String?, Bool)? {
         var codes: [String] = []
-        for index in codeIndices(in: text) {
+        for index in indices {
             let code = String(text.tokens[index].text)
             if !codes.contains(code) { codes.append(code) }
             if codes.count > 2 { return nil }

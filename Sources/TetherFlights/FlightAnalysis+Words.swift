@@ -181,7 +181,7 @@ extension FlightAnalysis {
 
     /// Turns the times of day of the departure and arrival blocks into instants, on the day the event starts,
     /// each in its airport's time zone.
-    mutating func readTimes(departureBlock: Block?, arrivalBlock: Block?) {
+    func readTimes(departureBlock: Block?, arrivalBlock: Block?) {
         guard let start = event.start else { return }
         guard let departureZone = zone(of: from) ?? event.timeZone else { return }
         let day = FlightDates.day(of: start, in: departureZone)

@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Evidence adds to a score and look-alikes take from it; the score, clamped to 0...1, is the confidence. Each
 /// kind of evidence counts once, so that a long confirmation does not outweigh its title.
-struct FlightAnalysis {
+///
+/// A class, used by one detection on one thread: its readers capture it in closures, and a struct this large would
+/// be copied, with all its references retained, at every capture.
+final class FlightAnalysis {
     /// An airline designator with a flight number found in the text ("UA 857", "LH400").
     struct Designator {
         var airline: String
@@ -51,6 +54,8 @@ struct FlightAnalysis {
     var departure: Date?
     var arrival: Date?
     var airlineIsRetired = false
+    /// The indices of the description's airport codes (``codeIndices(in:)``), read once.
+    lazy var descriptionCodes: [Int] = codeIndices(in: description)
     var legs: [Leg] = []
 
     init(event: FlightDetector.Event, data: FlightReferenceData = .shared) {
@@ -155,7 +160,7 @@ struct FlightAnalysis {
 
     // MARK: - Reading
 
-    private mutating func analyse() {
+    private func analyse() {
         if let reservation = FlightSchemaMarkup(description.text, data: data) {
             isSchemaReservation = true
             airline = reservation.airline
@@ -209,7 +214,7 @@ struct FlightAnalysis {
         // with its route.
         let itinerary = itineraryLegs(in: description)
         if !itinerary.isEmpty { evidence += 0.9 }
-        legs = itinerary.isEmpty ? confirmationLegs(in: description, designators: descriptionDesignators) : itinerary
+        legs = itinerary.isEmpty ? confirmationLegs(in: description, codes: descriptionCodes, designators: descriptionDesignators) : itinerary
         let leg = legs.isEmpty ? nil : eventLeg(of: legs, title: titleDesignators.first)
         if let leg, titleDesignators.isEmpty, flightNumber == nil {
             airline = leg.airline
@@ -302,7 +307,7 @@ struct FlightAnalysis {
             legRoute, titleRoute.map { ($0.from, $0.to, titleCodes != nil) },
             descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
             (departureBlock?.code, arrivalBlock?.code, true), lineRoute(in: description),
-            mentionedRoute(in: description, places: descriptionPlaces),
+            mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces),
             (titleEnds.from, titleEnds.to, false),
         ]
         var isPrecise = (from: false, to: false)
@@ -362,7 +367,7 @@ struct FlightAnalysis {
             return candidate
         }
         if let airport = data.airports[current], let other = data.airports[candidate], airport.city == other.city,
-            data.places[FlightText.nameKey(airport.city)] == current, current != candidate
+            data.places[data.cityKey(airport.iataCode)] == current, current != candidate
         {
             // A city written by name resolves to its main airport; an airport named in the text is more precise.
             return candidate

@@ -68,24 +68,61 @@ enum FlightDates {
         return date(components, zone: offset.flatMap { TimeZone(secondsFromGMT: $0) } ?? zone ?? utc)
     }
 
-    /// The date of the given components (year, month, day, hour, minute, second) in a time zone.
+    /// The date of the given components (year, month, day, hour, minute, second) in a time zone; `nil` for an
+    /// impossible date (30 February). Computed from the zone's offsets, without a `Calendar`, which is costly to
+    /// make.
     static func date(_ components: DateComponents, zone: TimeZone) -> Date? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        guard let date = calendar.date(from: components) else { return nil }
-        // Calendar rolls impossible dates over (30 February becomes 2 March); refuse them instead.
-        let check = calendar.dateComponents([.year, .month, .day], from: date)
-        guard check.year == components.year, check.month == components.month, check.day == components.day else {
-            return nil
-        }
-        return date
+        guard let year = components.year, let month = components.month, let day = components.day,
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
+        else { return nil }
+        let local = Double(
+            daysFromCivil(year: year, month: month, day: day) * 86_400 + (components.hour ?? 0) * 3600
+                + (components.minute ?? 0) * 60 + (components.second ?? 0)
+        )
+        // The zone's offset at the instant, found in two steps so that a time next to a change of offset is right.
+        var instant = local - Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: local)))
+        instant = local - Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant)))
+        return Date(timeIntervalSince1970: instant)
     }
 
     /// The calendar day (year, month, day) of an instant in a time zone.
     static func day(of date: Date, in zone: TimeZone) -> DateComponents {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar.dateComponents([.year, .month, .day], from: date)
+        let local = date.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: date))
+        let days = Int((local / 86_400).rounded(.down))
+        let (year, month, day) = civilFromDays(days)
+        return DateComponents(year: year, month: month, day: day)
+    }
+
+    /// The days in a month of the Gregorian calendar.
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a Gregorian date (Howard Hinnant's `days_from_civil`).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The Gregorian date of a count of days since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+    private static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPart = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPart + 2) / 5 + 1
+        let month = monthPart < 10 ? monthPart + 3 : monthPart - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Coordinated Universal Time.

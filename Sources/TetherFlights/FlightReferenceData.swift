@@ -38,12 +38,19 @@ struct FlightReferenceData: Sendable {
     let airlineNames: [String: String]
     /// Airline designators by airline name written in Chinese or Japanese script.
     let cjkAirlineNames: FlightCJKIndex<String>
+    /// The folded names of the airports' cities, by IATA code.
+    let cityKeys: [String: String]
     /// The first words of the keys of ``places``, to skip the words that start no place name.
     let placeFirstWords: Set<String>
     /// The first words of the keys of ``airlineNames``.
     let airlineFirstWords: Set<String>
     /// The largest number of words in a key of ``places`` or ``airlineNames``.
     let longestNameWords: Int
+
+    /// The folded name of an airport's city ("frankfurt" for FRA), the key under which ``places`` holds it.
+    func cityKey(_ code: String) -> String {
+        cityKeys[code] ?? ""
+    }
 
     /// Whether `code` is the designator of an airline, flying today or not.
     func isAirlineCode(_ code: String) -> Bool {
@@ -175,7 +182,9 @@ struct FlightReferenceData: Sendable {
                     ? lhs.isInternational : lhs.airport.iataCode < rhs.airport.iataCode
             }
             .map(\.airport)
+        var cityKeys: [String: String] = [:]
         for airport in ranked {
+            cityKeys[airport.iataCode] = FlightText.nameKey(airport.city)
             add(airport.city, airport.iataCode)
         }
         for airport in ranked {
@@ -186,6 +195,7 @@ struct FlightReferenceData: Sendable {
 
         self.airlines = airlines
         self.retiredAirlines = retiredAirlines
+        self.cityKeys = cityKeys
         self.retiredAirlineNames = retiredAirlineNames
         self.airports = airports
         self.metropolitanAreas = metropolitanAreas

@@ -39,12 +39,16 @@ struct FlightSchemaMarkup {
     private static func contains(_ text: String, _ word: StaticString) -> Bool {
         let needle = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
         guard let first = needle.first else { return true }
-        let bytes = Array(text.utf8)
-        guard bytes.count >= needle.count else { return false }
-        for start in 0...(bytes.count - needle.count) where bytes[start] == first {
-            if bytes[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where bytes[start] == first {
+                if UnsafeBufferPointer(rebasing: bytes[start..<(start + needle.count)]).elementsEqual(needle) {
+                    return true
+                }
+            }
+            return false
         }
-        return false
     }
 
     /// Keeps only codes the reference data knows, and writes the flight number with its designator.
