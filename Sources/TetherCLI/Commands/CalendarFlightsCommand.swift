@@ -20,7 +20,8 @@ struct FlightsCommand: AsyncParsableCommand {
             description, location, start and end (ISO 8601, or a date for an \
             all-day event), and prints a JSON array with one result per event, \
             in order: isFlight, confidence, and airline, flightNumber, from, to, \
-            departure and arrival when found.
+            departure and arrival when found, and legs (each with flightNumber, \
+            airline, from, to, departure, arrival) for a booking of several flights.
 
             EXAMPLES
               tether calendar flights
