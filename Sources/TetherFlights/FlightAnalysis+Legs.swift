@@ -102,7 +102,7 @@ extension FlightAnalysis {
             guard
                 let origin = tokens[line.lowerBound..<designator.index].last(where: isAirportCode),
                 let nextLine, Self.dayAndMonth(tokens[nextLine.lowerBound]) == nil,
-                !tokens[nextLine].contains(where: { Self.dayAndMonth($0) != nil }),
+                !isSegmentLine(tokens, nextLine),
                 let destination = tokens[nextLine].first(where: isAirportCode),
                 destination.text != origin.text
             else { return nil }
@@ -150,6 +150,17 @@ extension FlightAnalysis {
             }
         }
         return leg
+    }
+
+    /// Whether a line has a segment's designator and number before a day and month.
+    private func isSegmentLine(_ tokens: [FlightText.Token], _ line: Range<Int>) -> Bool {
+        guard let date = line.first(where: { Self.dayAndMonth(tokens[$0]) != nil }) else { return false }
+        return (line.lowerBound..<date).contains { index in
+            let token = tokens[index]
+            return token.isWord && token.text.utf8.count == 2 && Self.isDesignator(Array(token.text.utf8))
+                && data.isAirlineCode(String(token.text)) && index + 1 < date
+                && Self.segmentNumber(tokens[index + 1].text) != nil
+        }
     }
 
     /// The year of a day and month printed without one: the one that puts it nearest the event's start.

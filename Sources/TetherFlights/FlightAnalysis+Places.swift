@@ -76,6 +76,22 @@ extension FlightAnalysis {
                 if data.airports[code] != nil, data.cityKey(code) != key {
                     place.isAirportName = true
                 }
+                // "Mailand-Malpensa", "Paris-Charles de Gaulle", "Milano-Linate": a city joined by a hyphen to
+                // one of its country's airports is that airport.
+                if count < words.count, tokens[positions[count] - 1].isSymbol(in: "-/"),
+                    !tokens[positions[count]].isSpaced || !tokens[positions[count] - 1].isSpaced
+                {
+                    for rest in stride(from: words.count - count, to: 0, by: -1) {
+                        let airportKey = words[count..<(count + rest)].joined(separator: " ")
+                        guard let airport = data.places[airportKey], data.airports[airport] != nil,
+                            airport != code,
+                            data.airport(airport)?.countryCode == data.airport(code)?.countryCode,
+                            data.cityKey(airport) != airportKey
+                        else { continue }
+                        place = Place(code: airport, isAirportName: true, tokens: index...positions[count + rest - 1])
+                        break
+                    }
+                }
                 refine(&place, tokens: tokens)
                 found.append(place)
                 index = place.tokens.upperBound + 1
@@ -231,6 +247,7 @@ extension FlightAnalysis {
             let words = place.tokens.filter { tokens[$0].isWord && ($0 == 0 || tokens[$0 - 1].text != "(") }
             if words.count > 1 { named.formUnion(words) }
         }
+        named.formUnion(airlineNameTokens(in: text))
         return candidates.filter { !named.contains($0) && !isPassengerName(at: $0, in: tokens) }
     }
 
@@ -247,7 +264,48 @@ extension FlightAnalysis {
         {
             return true
         }
+        // "TAYLOR/SUSAN MRS": the title after the name.
+        if index >= 3, tokens[index].isSpaced, tokens[index - 1].isWord, tokens[index - 2].text == "/",
+            !tokens[index - 1].isSpaced, ["MR", "MRS", "MS", "MISS", "MSTR", "DR"].contains(String(tokens[index].text))
+        {
+            return true
+        }
         return false
+    }
+
+    /// The indices of the words of the airline names in a text ("AIR FRANCE", "ITA Airways"), whose words are
+    /// not airport codes.
+    func airlineNameTokens(in text: FlightText) -> Set<Int> {
+        let tokens = text.tokens
+        var covered = Set<Int>()
+        var index = 0
+        while index < tokens.count {
+            guard tokens[index].lexemes.contains(.airlineStart) else {
+                index += 1
+                continue
+            }
+            var words: [String] = []
+            var position = index
+            while position < tokens.count, words.count < data.longestNameWords, tokens[position].isWord,
+                !tokens[position].isCJK
+            {
+                words.append(tokens[position].folded)
+                position += 1
+            }
+            var matched = 0
+            for count in stride(from: words.count, to: 0, by: -1)
+            where data.airlineNames[words[0..<count].joined(separator: " ")] != nil {
+                matched = count
+                break
+            }
+            if matched > 0 {
+                covered.formUnion(index..<(index + matched))
+                index += matched
+            } else {
+                index += 1
+            }
+        }
+        return covered
     }
 
     /// The route of a confirmation that names exactly two airports by code ("Amsterdam (AMS) 17:50 → Londen
@@ -273,7 +331,8 @@ extension FlightAnalysis {
             places.append(place.code)
             if places.count > 2 { return nil }
         }
-        return places.count == 2 ? (places[0], places[1], true) : nil
+        guard places.count == 2 else { return nil }
+        return (places[0], places[1], places.allSatisfy { data.metropolitanAreas[$0] == nil })
     }
 
     /// A route written on one line around an arrow, whatever stands between: the last airport or place before

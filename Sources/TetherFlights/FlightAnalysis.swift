@@ -310,6 +310,7 @@ final class FlightAnalysis {
             mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces),
             (titleEnds.from, titleEnds.to, false),
         ]
+        if debugEnabled { print("DEBUG candidates \(candidates)") }
         var isPrecise = (from: false, to: false)
         for candidate in candidates {
             guard let candidate else { continue }

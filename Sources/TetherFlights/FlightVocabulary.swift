@@ -125,6 +125,7 @@ enum FlightVocabulary {
         "AUG", "SEP", "OCT", "NOV", "DEC", "ICE", "TGV", "AVE", "RER", "BUS", "CAR", "TAX", "VAT", "PIN", "SMS",
         "PNR", "PAX", "TKT", "SSR", "OSI", "DOB", "BAG", "SEG", "FOP", "NVB", "NVA", "RES", "REF", "FEE", "APP", "WEB",
         "WWW", "COM", "NET", "ORG", "KLM", "TAP", "SAS", "JAL", "ANA", "IDA", "VIA", "NON", "END",
+        "AIR", "DEP", "ARR", "ITA",
     ]
 
     /// Folded names too common as words to be read as places.
@@ -132,6 +133,8 @@ enum FlightVocabulary {
         "the", "and", "for", "home", "back", "work", "office", "team", "meeting", "call", "lunch", "dinner",
         "international", "airport", "municipal", "regional", "city", "central", "north", "south", "east", "west",
         "island", "lake", "river", "beach", "park", "station", "field", "county", "valley", "mount", "port",
+        "gracias", "hola", "bienvenido", "bienvenida", "obrigado", "obrigada", "merci", "danke", "grazie", "welcome",
+        "hello", "dear", "bonjour", "buongiorno", "olá", "ola", "hallo", "beste", "estimado", "caro", "cher",
     ]
 
     /// Phrases that say an event is about something other than taking a flight, by kind, with their weight.

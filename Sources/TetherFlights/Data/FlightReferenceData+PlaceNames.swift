@@ -75,7 +75,7 @@ extension FlightReferenceData {
         FNC	Funchal|Madeira
         PDL	Ponta Delgada|Azores|Açores
         SFO	San Francisco|サンフランシスコ|旧金山|三藩市
-        LAX	Los Angeles|Los Ángeles|ロサンゼルス|洛杉矶|洛杉磯|Tom Bradley|Los Angeles Tom Bradley
+        LAX	Los Angeles|Los Ángeles|ロサンゼルス|洛杉矶|洛杉磯|Tom Bradley|Los Angeles Tom Bradley|洛杉矶国际机场
         CHI	Chicago|シカゴ|芝加哥
         WAS	Washington|Washington DC|Washington D.C.|ワシントン|华盛顿
         BOS	Boston|ボストン|波士顿
@@ -154,16 +154,16 @@ extension FlightReferenceData {
         PEK	Beijing Capital|首都机场|首都国际机场|北京首都国际机场|首都|北京首都
         PKX	Daxing|Beijing Daxing|大兴|大兴机场|北京大兴国际机场|北京大兴|大興
         PVG	Pudong|Shanghai Pudong|浦东|浦东机场|上海浦东
-        LHR	Heathrow|London Heathrow
+        LHR	Heathrow|London Heathrow|希斯路|希思罗|希思路|ヒースロー|倫敦希斯路|伦敦希思罗
         LGW	Gatwick|London Gatwick
         STN	Stansted|London Stansted
-        CDG	Roissy|Charles de Gaulle|Paris-Charles de Gaulle|Paris CDG
-        ORY	Orly|Paris-Orly|Paris Orly
-        FCO	Fiumicino|Roma Fiumicino|Rome Fiumicino
+        CDG	Roissy|Charles de Gaulle|Paris-Charles de Gaulle|Paris CDG|戴高乐|戴高樂|シャルル・ド・ゴール|巴黎戴高乐
+        ORY	Orly|Paris-Orly|Paris Orly|奥利|オルリー
+        FCO	Fiumicino|Roma Fiumicino|Rome Fiumicino|菲乌米奇诺|フィウミチーノ
         LIN	Linate|Milano Linate|Milan Linate
-        MXP	Malpensa|Milano Malpensa|Milan Malpensa
+        MXP	Malpensa|Milano Malpensa|Milan Malpensa|马尔彭萨|マルペンサ
         EWR	Newark|New York Newark|New York-Newark
-        JFK	JFK|Kennedy|John F. Kennedy|肯尼迪
+        JFK	JFK|Kennedy|John F. Kennedy|肯尼迪|甘迺迪|ケネディ|纽约肯尼迪|紐約甘迺迪
         LGA	LaGuardia
         ORD	O'Hare|Chicago O'Hare|オヘア|奥黑尔|芝加哥奥黑尔|シカゴ・オヘア
         IAD	Dulles|Washington Dulles
