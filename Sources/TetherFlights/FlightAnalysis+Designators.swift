@@ -47,7 +47,7 @@ extension FlightAnalysis {
                 if !previous.isWord, !token.isSpaced, previous.isSymbol(in: "-#/._@+&=") { continue }
                 if let word = previousWord(tokens, before: index) {
                     if FlightVocabulary.codePrefixes.contains(word.folded) { continue }
-                    if code == "AM" || code == "PM", word.isNumber { continue }
+                    if code == "AM" || code == "PM", word.isNumber, !token.startsLine { continue }
                 }
             }
             // What comes after: "857abc", "2.14", "1:30", "815 2345", "A320-200", "1234 firmware".
@@ -60,8 +60,10 @@ extension FlightAnalysis {
                     continue
                 }
                 // "815 2345" is a phone number; "OS 128   06:55" is a flight and its departure time.
+                // "AZ 1637    18 FEB 2019": a date after the number.
                 if next.isNumber, next.isSpaced, !next.startsLine, next.text.utf8.count >= 2,
-                    !(last + 3 < tokens.count && tokens[last + 2].text == ":" && tokens[last + 3].isNumber)
+                    !(last + 3 < tokens.count && tokens[last + 2].text == ":" && tokens[last + 3].isNumber),
+                    !(last + 2 < tokens.count && FlightVocabulary.monthWords.contains(tokens[last + 2].folded))
                 {
                     continue
                 }

@@ -313,10 +313,18 @@ extension FlightAnalysis {
     }
 
     /// The first two places a leg's text names, when they are two.
-    private func namedRoute(_ tokens: [FlightText.Token], of text: FlightText) -> (String, String)? {
+    func namedRoute(_ tokens: [FlightText.Token], of text: FlightText) -> (String, String)? {
         var codes: [String] = []
         for place in places(in: FlightText(tokens: tokens, of: text), capitalizedOnly: true)
         where !codes.contains(place.code) {
+            // "Paris - Aéroport Charles de Gaulle": a city, then its airport, is the airport.
+            if let last = codes.last, place.isAirportName, data.metropolitanAreas[last] != nil || data.airports[last] == nil
+                || data.cityKey(last) == data.cityKey(place.code),
+                data.airport(last)?.countryCode == data.airport(place.code)?.countryCode
+            {
+                codes[codes.count - 1] = place.code
+                continue
+            }
             codes.append(place.code)
             if codes.count == 2 { return (codes[0], codes[1]) }
         }

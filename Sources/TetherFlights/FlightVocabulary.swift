@@ -125,7 +125,9 @@ enum FlightVocabulary {
         "AUG", "SEP", "OCT", "NOV", "DEC", "ICE", "TGV", "AVE", "RER", "BUS", "CAR", "TAX", "VAT", "PIN", "SMS",
         "PNR", "PAX", "TKT", "SSR", "OSI", "DOB", "BAG", "SEG", "FOP", "NVB", "NVA", "RES", "REF", "FEE", "APP", "WEB",
         "WWW", "COM", "NET", "ORG", "KLM", "TAP", "SAS", "JAL", "ANA", "IDA", "VIA", "NON", "END",
-        "AIR", "DEP", "ARR", "ITA",
+        "AIR", "DEP", "ARR", "ITA", "MXN", "BRL", "ARS", "CLP", "COP", "PEN", "AUD", "CAD", "NZD", "SEK", "NOK",
+        "DKK", "PLN", "CZK", "HUF", "TRY", "INR", "KRW", "TWD", "HKD", "SGD", "THB", "AED", "SAR", "ZAR", "RUB",
+        "RMB",
     ]
 
     /// Folded names too common as words to be read as places.
@@ -344,4 +346,17 @@ enum FlightVocabulary {
     static let cjkScheduleChange = FlightCJKIndex(
         ["変更前", "旧", "原航班", "取消", "原定"].map { ($0, false) } + ["変更後", "新航班", "新しい", "变更后", "改为"].map { ($0, true) }
     )
+
+    /// Month names and abbreviations, folded, in the languages the detector reads.
+    static let monthWords: Set<String> = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "january",
+        "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
+        "ene", "abr", "ago", "dic", "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+        "septiembre", "octubre", "noviembre", "diciembre", "janv", "fevr", "mars", "avr", "mai", "juin", "juil",
+        "aout", "janvier", "fevrier", "avril", "juillet", "septembre", "octobre", "novembre", "decembre",
+        "marz", "okt", "dez", "januar", "februar", "juni", "juli", "oktober", "dezember", "gen", "mag", "giu",
+        "lug", "ott", "gennaio", "febbraio", "aprile", "maggio", "giugno", "luglio", "settembre", "ottobre",
+        "dicembre", "fev", "out", "janeiro", "fevereiro", "marco", "maio", "junho", "julho", "setembro", "outubro",
+        "novembro", "dezembro", "mrt", "mei", "januari", "februari", "maart", "augustus",
+    ]
 }
