@@ -312,8 +312,8 @@ extension FlightAnalysis {
         return nil
     }
 
-    /// The first two places a leg's text names, when they are two.
-    func namedRoute(_ tokens: [FlightText.Token], of text: FlightText) -> (String, String)? {
+    /// The first two places a leg's text names; with `exactlyTwo`, only when it names no other.
+    func namedRoute(_ tokens: [FlightText.Token], of text: FlightText, exactlyTwo: Bool = false) -> (String, String)? {
         var codes: [String] = []
         for place in places(in: FlightText(tokens: tokens, of: text), capitalizedOnly: true)
         where !codes.contains(place.code) {
@@ -326,9 +326,10 @@ extension FlightAnalysis {
                 continue
             }
             codes.append(place.code)
-            if codes.count == 2 { return (codes[0], codes[1]) }
+            if codes.count == 2, !exactlyTwo { return (codes[0], codes[1]) }
+            if codes.count > 2 { return nil }
         }
-        return nil
+        return codes.count == 2 ? (codes[0], codes[1]) : nil
     }
 
     /// The route of one leg's text: airport codes joined by an arrow or a dash, departure and arrival labels, two

@@ -308,7 +308,7 @@ final class FlightAnalysis {
             descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
             (departureBlock?.code, arrivalBlock?.code, true), lineRoute(in: description),
             mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces),
-            namedRoute(description.tokens, of: description).map { ($0.0, $0.1, false) },
+            namedRoute(description.tokens, of: description, exactlyTwo: true).map { ($0.0, $0.1, false) },
             (titleEnds.from, titleEnds.to, false),
         ]
         if debugEnabled { print("DEBUG candidates \(candidates)") }
