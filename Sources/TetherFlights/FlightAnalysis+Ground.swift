@@ -93,9 +93,12 @@ extension FlightAnalysis {
     /// reservation system, or flight markup. An airport's name is not enough: trains and coaches go to airports.
     func hasAirEvidence(namedAirline: NamedAirline?, designators: [Designator], itinerary: [Leg]) -> Bool {
         if isSchemaReservation || !itinerary.isEmpty { return true }
-        if let namedAirline, namedAirline.number != nil || designators.contains(where: {
-            $0.airline == namedAirline.code
-        }) {
+        if let namedAirline,
+            namedAirline.number != nil
+                || designators.contains(where: {
+                    $0.airline == namedAirline.code
+                })
+        {
             return true
         }
         for text in [title, description] {

@@ -71,7 +71,10 @@ extension FlightAnalysis {
         // The designator and number before the date: "LH 455", "AA 100Y", "LH455"; or, in a ticket's table, after
         // it ("18MAR  CX 504  HONG KONG  TOKYO NARITA  0905  1425").
         var designator: (code: String, number: Int, index: Int)?
-        let searched = pairIndex == nil ? Array(line.lowerBound..<dateIndex) + Array((dateIndex + 1)..<min(line.upperBound, dateIndex + 4)) : Array(line.lowerBound..<dateIndex)
+        let searched =
+            pairIndex == nil
+            ? Array(line.lowerBound..<dateIndex) + Array((dateIndex + 1)..<min(line.upperBound, dateIndex + 4))
+            : Array(line.lowerBound..<dateIndex)
         for index in searched where designator == nil && index != dateIndex {
             let token = tokens[index]
             guard token.isWord, !token.isCJK else { continue }
@@ -93,7 +96,8 @@ extension FlightAnalysis {
         if pairIndex == nil, designator.index > dateIndex {
             // The ticket's table with the date first: the cities after the flight, by name.
             let rest = Array(tokens[(designator.index + 2)..<line.upperBound])
-            guard designator.index + 2 < line.upperBound, let route = namedRoute(rest, of: FlightText(tokens: rest, of: FlightText(nil)))
+            guard designator.index + 2 < line.upperBound,
+                let route = namedRoute(rest, of: FlightText(tokens: rest, of: FlightText(nil)))
             else { return nil }
             (from, to) = route
             timesStart = designator.index + 2
@@ -273,7 +277,8 @@ extension FlightAnalysis {
         for (designator, side) in zip(designators, sides) {
             var leg = Leg(airline: designator.airline, number: designator.number)
             let route =
-                beforeOnly > afterOnly ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before
+                beforeOnly > afterOnly
+                ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before
             if let route { (leg.from, leg.to) = route }
             legs.append(leg)
         }
@@ -318,8 +323,9 @@ extension FlightAnalysis {
         for place in places(in: FlightText(tokens: tokens, of: text), capitalizedOnly: true)
         where !codes.contains(place.code) {
             // "Paris - Aéroport Charles de Gaulle": a city, then its airport, is the airport.
-            if let last = codes.last, place.isAirportName, data.metropolitanAreas[last] != nil || data.airports[last] == nil
-                || data.cityKey(last) == data.cityKey(place.code),
+            if let last = codes.last, place.isAirportName,
+                data.metropolitanAreas[last] != nil || data.airports[last] == nil
+                    || data.cityKey(last) == data.cityKey(place.code),
                 data.airport(last)?.countryCode == data.airport(place.code)?.countryCode
             {
                 codes[codes.count - 1] = place.code

@@ -340,7 +340,8 @@ extension FlightAnalysis {
     /// "東京（成田）第1ターミナル 16:45 → バンコク（スワンナプーム）21:30"). Precise when both ends are airports.
     func lineRoute(in text: FlightText) -> (String?, String?, Bool)? {
         let tokens = text.tokens
-        for arrow in tokens.indices where !tokens[arrow].isWord && FlightVocabulary.arrows.contains(String(tokens[arrow].text)) {
+        for arrow in tokens.indices
+        where !tokens[arrow].isWord && FlightVocabulary.arrows.contains(String(tokens[arrow].text)) {
             var lineStart = arrow
             while lineStart > 0, !tokens[lineStart].startsLine { lineStart -= 1 }
             var lineEnd = arrow + 1

@@ -151,7 +151,6 @@ final class FlightAnalysis {
         return sold.isEmpty ? designators : sold
     }
 
-    var debugEnabled: Bool { getenv("FLIGHT_DEBUG") != nil }
     /// The confidence: evidence less counter-evidence, clamped to 0...1 and rounded to a millionth, so that
     /// 0.35 + 0.15 is 0.5 and not 0.49999999999999994.
     var score: Double {
@@ -214,7 +213,10 @@ final class FlightAnalysis {
         // with its route.
         let itinerary = itineraryLegs(in: description)
         if !itinerary.isEmpty { evidence += 0.9 }
-        legs = itinerary.isEmpty ? confirmationLegs(in: description, codes: descriptionCodes, designators: descriptionDesignators) : itinerary
+        legs =
+            itinerary.isEmpty
+            ? confirmationLegs(in: description, codes: descriptionCodes, designators: descriptionDesignators)
+            : itinerary
         let leg = legs.isEmpty ? nil : eventLeg(of: legs, title: titleDesignators.first)
         if let leg, titleDesignators.isEmpty, flightNumber == nil {
             airline = leg.airline
@@ -298,7 +300,6 @@ final class FlightAnalysis {
             }
         }
 
-        if debugEnabled { print("DEBUG ground \(ground.kinds) evidence \(evidence) counter \(counterEvidence)") }
         // Fill in the route, the most explicit source first: in a booking of several flights, the event's own.
         // A city named in the title ("Flight to Reykjavík") gives way to the airport the text writes ("KEF").
         let legRoute = legs.count > 1 || !itinerary.isEmpty ? leg.map { ($0.from, $0.to, true) } : nil
@@ -311,7 +312,6 @@ final class FlightAnalysis {
             namedRoute(description.tokens, of: description, exactlyTwo: true).map { ($0.0, $0.1, false) },
             (titleEnds.from, titleEnds.to, false),
         ]
-        if debugEnabled { print("DEBUG candidates \(candidates)") }
         var isPrecise = (from: false, to: false)
         for candidate in candidates {
             guard let candidate else { continue }

@@ -118,4 +118,3 @@ struct FlightCorpusTests {
         #expect(Double(airports.right) >= 0.95 * Double(airports.checked))
     }
 }
-

@@ -49,7 +49,8 @@ struct FlightLegTests {
     @Test func reportWritesTheLegsAndReadsThemBack() throws {
         let detection = FlightDetector().detect(
             title: "Trip",
-            description: " 1 AA 100Y 15MAR 1 JFKLHR SS1   600P  650A /DCAA*ABC /E\n 2 BA 306M 18MAR 4 LHRCDG SS1   915A 1130A",
+            description:
+                " 1 AA 100Y 15MAR 1 JFKLHR SS1   600P  650A /DCAA*ABC /E\n 2 BA 306M 18MAR 4 LHRCDG SS1   915A 1130A",
             start: start
         )
         let report = FlightDetector.Report(detection)
