@@ -12,14 +12,20 @@ extension FlightAnalysis {
 
         /// Whether anything in the event speaks of a train, a coach or a ferry.
         var isPresent: Bool { !kinds.isEmpty }
+        /// Whether the event reads like a ticket for one: its title or location speaks of ground travel, or its
+        /// description names the vehicle with a coach, seat, platform or station.
+        var isTicket = false
     }
 
     /// The ground-travel cues of every field: in a ticket the operator and the coach number are often only in the
     /// description.
     func groundTravel() -> GroundTravel {
         var travel = GroundTravel()
-        for text in [title, location, description] where !text.tokens.isEmpty {
-            travel.kinds.formUnion(FlightVocabulary.groundPhrases.groups(in: text))
+        for (text, isDescription) in [(title, false), (location, false), (description, true)]
+        where !text.tokens.isEmpty {
+            let kinds = FlightVocabulary.groundPhrases.groups(in: text)
+            travel.kinds.formUnion(kinds)
+            if !kinds.isEmpty, !isDescription || kinds.count > 1 { travel.isTicket = true }
         }
         // "Coach" is also the economy cabin of North American airlines ("Coach class", "Main Cabin (Coach)").
         if travel.kinds == [FlightVocabulary.coachCueKind], mentionsCoachCabin() {
@@ -58,7 +64,7 @@ extension FlightAnalysis {
     ) -> Bool {
         // "Ryanair · FR5321": the airline the text names flies under that code.
         if designator.airline == airline { return false }
-        if ground.isPresent, FlightVocabulary.trainCategories.contains(designator.airline.lowercased()) {
+        if ground.isTicket, FlightVocabulary.trainCategories.contains(designator.airline.lowercased()) {
             return true
         }
         guard ground.isPresent, let previous = previousWord(tokens, before: designator.tokens.lowerBound) else {
@@ -91,8 +97,17 @@ extension FlightAnalysis {
     /// Whether an event that speaks of ground travel also says something only a flight says: a flight word
     /// ("flight", "Flug", "航班"), an airline's name with one of its flight numbers, an itinerary line of a
     /// reservation system, or flight markup. An airport's name is not enough: trains and coaches go to airports.
-    func hasAirEvidence(namedAirline: NamedAirline?, designators: [Designator], itinerary: [Leg]) -> Bool {
+    func hasAirEvidence(
+        namedAirline: NamedAirline?,
+        titleDesignators: [Designator],
+        designators: [Designator],
+        itinerary: [Leg]
+    ) -> Bool {
+        // "福岡出張 JL315", "Vol Porto FR 4478": a flight number in the title that is no train's.
         if isSchemaReservation || !itinerary.isEmpty { return true }
+        if titleDesignators.contains(where: { !FlightVocabulary.trainCategories.contains($0.airline.lowercased()) }) {
+            return true
+        }
         if let namedAirline,
             namedAirline.number != nil
                 || designators.contains(where: {

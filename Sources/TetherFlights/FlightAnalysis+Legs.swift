@@ -264,8 +264,11 @@ extension FlightAnalysis {
             let after = windowRoute(text, start..<max(start, end), codes: codes)
             let before = windowRoute(text, previousEnd..<designator.tokens.lowerBound, codes: codes)
             var bridge: (String, String)?
+            // Only codes on the designator's line or the lines next to it enclose the leg.
             if let last = codes.last(where: { $0 >= previousEnd && $0 < designator.tokens.lowerBound }),
-                let next = codes.first(where: { $0 >= start && $0 < end }), tokens[last].text != tokens[next].text
+                let next = codes.first(where: { $0 >= start && $0 < end }), tokens[last].text != tokens[next].text,
+                lineBreaks(tokens, last..<designator.tokens.lowerBound) <= 1,
+                lineBreaks(tokens, start..<(next + 1)) <= 1
             {
                 bridge = (String(tokens[last].text), String(tokens[next].text))
             }
@@ -292,6 +295,11 @@ extension FlightAnalysis {
             }
         }
         return unique
+    }
+
+    /// The line breaks in a range of tokens.
+    private func lineBreaks(_ tokens: [FlightText.Token], _ range: Range<Int>) -> Int {
+        tokens[range].dropFirst().filter(\.startsLine).count
     }
 
     /// The route a part of a text writes: two airport codes, a route of names or labelled blocks, or two places.

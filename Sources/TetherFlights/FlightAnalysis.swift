@@ -293,7 +293,12 @@ final class FlightAnalysis {
             let allDesignators = titleDesignators + otherDesignators
             if titleIsGroundTravel(designators: titleDesignators) {
                 counterEvidence += 1
-            } else if hasAirEvidence(namedAirline: namedAirline, designators: allDesignators, itinerary: itinerary) {
+            } else if hasAirEvidence(
+                namedAirline: namedAirline,
+                titleDesignators: titleDesignators,
+                designators: allDesignators,
+                itinerary: itinerary
+            ) {
                 counterEvidence += min(0.3, 0.1 * Double(ground.kinds.count))
             } else {
                 counterEvidence += 1
@@ -309,7 +314,6 @@ final class FlightAnalysis {
             descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
             (departureBlock?.code, arrivalBlock?.code, true), lineRoute(in: description),
             mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces),
-            namedRoute(description.tokens, of: description, exactlyTwo: true).map { ($0.0, $0.1, false) },
             (titleEnds.from, titleEnds.to, false),
         ]
         var isPrecise = (from: false, to: false)
@@ -321,6 +325,13 @@ final class FlightAnalysis {
             if candidate.2, candidate.1 != nil, to == candidate.1 { isPrecise.to = true }
         }
         if from == nil, let code = locationAirport.code, code != to { from = code }
+        // A confirmation that names two places, one of them the known end: the other is the other end.
+        if from == nil || to == nil,
+            let pair = namedRoute(description.tokens, of: description, exactlyTwo: true)
+        {
+            if from == nil, to == pair.1 || to == pair.0 { from = to == pair.1 ? pair.0 : pair.1 }
+            if to == nil, from == pair.0 || from == pair.1 { to = from == pair.0 ? pair.1 : pair.0 }
+        }
 
         // A title that says nothing but the flight ("UA857", "✈ FRA-JFK", "Flight home").
         if titleKeyword != nil || !titleDesignators.isEmpty || titleRoute != nil,
