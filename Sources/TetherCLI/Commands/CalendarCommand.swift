@@ -11,13 +11,21 @@ struct CalendarCommand: AsyncParsableCommand {
             are kept in an offline cache sealed with the vault key ($TETHER_HOME/calendar-cache), so a source that \
             cannot be read still shows them, marked stale.
 
+            Each source reads its default calendars — for Google the primary calendar and those shown in Google \
+            Calendar, for Microsoft the default calendar — until `tether calendar select` chooses every calendar \
+            (--all, including those added later) or some by identifier; `tether calendar calendars` lists them \
+            all and says which are read.
+
             EXAMPLES
               tether calendar sources
+              tether calendar calendars
+              tether calendar select work --all
               tether calendar events --from 2026-11-23 --to 2026-11-30
               tether calendar flights --json
             """,
         subcommands: [
             CalendarSourcesCommand.self, CalendarEventsCommand.self, FlightsCommand.self, CalendarSyncCommand.self,
+            CalendarCalendarsCommand.self, CalendarSelectCommand.self,
         ]
     )
 }

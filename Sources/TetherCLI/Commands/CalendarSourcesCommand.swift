@@ -10,12 +10,16 @@ struct CalendarSourcesCommand: AsyncParsableCommand {
             Reads the vault, the calendar cache and how the last `tether calendar events` or `flights` went; \
             nothing is sent to a provider (as with `tether status`).
 
-            States: connected, refreshing, offline, needs-sign-in, not-connected, storage-unavailable, \
-            access-denied, api-error, misconfigured. A source is stale unless its last fetch loaded fresh events \
-            and its sign-in still stands. Accounts are masked (j***@example.com).
+            States: connected, calendars-unavailable, refreshing, offline, needs-sign-in, not-connected, \
+            storage-unavailable, access-denied, api-error, misconfigured. calendars-unavailable: the last fetch \
+            loaded, but chosen calendars are gone (deleted, unsubscribed, no longer shared); the error names them. \
+            A source is stale unless its last fetch loaded fresh events and its sign-in still stands. Accounts are \
+            masked (j***@example.com). CALENDARS says which calendars are read: default, all, or how many were \
+            chosen (`tether calendar select`; `tether calendar calendars` lists them).
 
             --json prints an array of objects with the keys name, api, state, account, lastSync (ISO 8601, or \
-            null), stale and error (or null), and nothing else on standard output.
+            null), stale, error (or null) and calendars ("default", "all", or an array of calendar \
+            identifiers), and nothing else on standard output.
 
             EXAMPLES
               tether calendar sources
@@ -43,7 +47,7 @@ struct CalendarSourcesCommand: AsyncParsableCommand {
             )
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            let header = ["NAME", "API", "ACCOUNT", "STATE", "LAST SYNC", "EVENTS", "LAST ERROR"]
+            let header = ["NAME", "API", "ACCOUNT", "STATE", "LAST SYNC", "EVENTS", "CALENDARS", "LAST ERROR"]
             var table = [Format.cells(header, style: style.bold)]
             table += rows.map { $0.cells(style: style) }
             for line in Format.table(table) { workspace.terminal.out(line) }

@@ -38,29 +38,38 @@ enum CalendarAPI: String, Sendable, Codable, CaseIterable, ExpressibleByArgument
     }
 }
 
-/// What makes a connection a calendar source: the API it is read with and the API's base URL. Kept in the
-/// connection's profile; profiles written before calendars existed have none.
+/// What makes a connection a calendar source: the API it is read with, the API's base URL, and the calendars
+/// read (`tether calendar select`). Kept in the connection's profile; profiles written before calendars existed
+/// have none, and those written before calendars could be chosen read the default ones.
 struct CalendarSetting: Sendable, Codable, Equatable {
     /// The API.
     var api: CalendarAPI
     /// The API's base URL, such as `https://www.googleapis.com/calendar/v3`.
     var baseURL: URL
+    /// The calendars read; absent from the profile for the default, so that a profile that never chose stays as
+    /// it was written (its MAC covers its bytes).
+    var calendars: CalendarSelection?
 
-    init(api: CalendarAPI, baseURL: URL? = nil) {
+    init(api: CalendarAPI, baseURL: URL? = nil, calendars: CalendarSelection? = nil) {
         self.api = api
         self.baseURL = baseURL ?? api.defaultBaseURL
+        self.calendars = calendars?.isDefault == true ? nil : calendars
     }
+
+    /// The calendars read.
+    var selection: CalendarSelection { calendars ?? .default }
 
     private enum CodingKeys: String, CodingKey {
-        case api, baseURL
+        case api, baseURL, calendars
     }
 
-    /// A missing base URL is the API's default.
+    /// A missing base URL is the API's default; missing calendars are the default ones.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             api: try container.decode(CalendarAPI.self, forKey: .api),
-            baseURL: try container.decodeIfPresent(URL.self, forKey: .baseURL)
+            baseURL: try container.decodeIfPresent(URL.self, forKey: .baseURL),
+            calendars: try container.decodeIfPresent(CalendarSelection.self, forKey: .calendars)
         )
     }
 
@@ -96,7 +105,9 @@ struct CalendarSetting: Sendable, Codable, Equatable {
             }
             return nil
         }
-        if let baseURL { return CalendarSetting(api: api, baseURL: baseURL) }
+        // The calendars chosen for the API carry over.
+        let calendars = existing?.api == api ? existing?.calendars : nil
+        if let baseURL { return CalendarSetting(api: api, baseURL: baseURL, calendars: calendars) }
         if let existing, existing.api == api { return existing }
         return CalendarSetting(api: api, baseURL: defaultBaseURL(api, preset: preset, issuer: issuer))
     }

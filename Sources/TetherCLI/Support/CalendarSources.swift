@@ -32,6 +32,20 @@ struct CalendarSources: Sendable {
         )
     }
 
+    /// The calendar source named `name`.
+    /// - Throws: ``CLIFailure`` (needs sign-in) when no connection of that name is a calendar source.
+    func profile(named name: String) throws -> Profile {
+        if let profile = profiles.first(where: { $0.name == name }) { return profile }
+        let known = profiles.map(\.name).joined(separator: ", ")
+        throw CLIFailure(
+            .needsSignIn,
+            "No calendar source is named '\(name)'",
+            fix: known.isEmpty
+                ? "Sign in with `tether login PROVIDER --calendar google` (or microsoft)"
+                : "The calendar sources are \(known); `tether calendar sources` lists them"
+        )
+    }
+
     /// The offline cache beside the vault; `nil` (and a note on standard error) when its folder cannot be made.
     func cache() -> CalendarCache? {
         do {
@@ -115,6 +129,7 @@ struct CalendarSources: Sendable {
                 stale: true,
                 error: CalendarSourceRow.reason(access)
             )
+            row.selection = profile.calendar?.selection ?? .default
             // A sign-in that needs the user says what to do; otherwise the last fetch says how it went.
             let signInDecides: Set<CalendarSourceStatus.Kind> = [
                 .needsSignIn, .notConnected, .storageUnavailable, .misconfigured, .accessDenied,
@@ -124,8 +139,10 @@ struct CalendarSources: Sendable {
                 row.error = last.error
             }
             row.error = row.error ?? cacheError
-            row.stale =
-                lastSync == nil || recorded[profile.name] != nil || !["connected", "refreshing"].contains(row.state)
+            // A source whose chosen calendars are partly gone loaded the others: fresh, not stale.
+            let loaded = ["connected", "refreshing", CalendarSourceRow.calendarsUnavailable]
+            let failed = recorded[profile.name].map { $0.state != CalendarSourceRow.calendarsUnavailable } ?? false
+            row.stale = lastSync == nil || failed || !loaded.contains(row.state)
             rows.append(row)
         }
         return rows
@@ -159,6 +176,10 @@ struct CalendarSources: Sendable {
             }
         }
         let connections = CalendarConnections(sources: sources, cache: cache(), logger: workspace.logger)
+        for profile in profiles where failures[profile.name] == nil {
+            // The choice lives in the profile; the cache keeps a copy (a failure to write it is the report's).
+            try? await connections.select(profile.calendar?.selection ?? .default, for: CalendarSourceID(profile.name))
+        }
         let result = await connections.fetch(window: window)
         var rows: [CalendarSourceRow] = []
         for profile in profiles {
@@ -166,7 +187,9 @@ struct CalendarSources: Sendable {
             if let failure = failures[profile.name] {
                 rows.append(CalendarSourceRow(name: profile.name, api: api, failure: failure))
             } else if let report = result.report(for: CalendarSourceID(profile.name)) {
-                rows.append(CalendarSourceRow(name: profile.name, api: api, report: report))
+                var row = CalendarSourceRow(name: profile.name, api: api, report: report)
+                row.selection = profile.calendar?.selection ?? .default
+                rows.append(row)
             }
         }
         record(rows)
@@ -192,12 +215,14 @@ struct CalendarSources: Sendable {
         if fetch.status != .success { throw ExitCode(fetch.status.rawValue) }
     }
 
-    /// Keeps the outcome of each source's last fetch: removed when it loaded, its state and error when not.
+    /// Keeps the outcome of each source's last fetch: removed when it loaded in full, its state and error when
+    /// not (or when chosen calendars of it are gone).
     private func record(_ rows: [CalendarSourceRow]) {
-        guard rows.contains(where: { $0.served != .fresh }) || !statusFile.load().isEmpty else { return }
+        let notable = rows.filter { $0.served != .fresh || $0.state == CalendarSourceRow.calendarsUnavailable }
+        guard !notable.isEmpty || !statusFile.load().isEmpty else { return }
         statusFile.update { entries in
             for row in rows {
-                if row.served == .fresh {
+                if row.served == .fresh && row.state != CalendarSourceRow.calendarsUnavailable {
                     entries[row.name] = nil
                 } else {
                     entries[row.name] = CalendarStatusEntry(
@@ -213,6 +238,16 @@ struct CalendarSources: Sendable {
     /// One line on standard error per source that did not load fresh: what happened and what is shown instead.
     func reportProblems(_ rows: [CalendarSourceRow]) {
         let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
+        for row in rows where row.served == .fresh {
+            // One line per chosen calendar that is gone, by name; the source's other calendars loaded.
+            for message in row.unavailable {
+                let safe = UntrustedText.forTerminal(message)
+                workspace.terminal.err(
+                    "\(style.yellow("tether:")) '\(row.name)': \(safe); its other calendars loaded. "
+                        + "See `tether calendar calendars \(row.name)`."
+                )
+            }
+        }
         for row in rows where row.served != .fresh {
             var line = "\(style.yellow("tether:")) '\(row.name)' \(Self.phrase(row.state))"
             if let error = row.error {
@@ -242,6 +277,7 @@ extension CalendarSources {
         case "access-denied": "may not read calendars"
         case "api-error": "failed"
         case "storage-unavailable": "cannot read its credentials"
+        case CalendarSourceRow.calendarsUnavailable: "lost calendars"
         default: "is \(state)"
         }
     }
@@ -302,7 +338,13 @@ struct CalendarSourceRow: Sendable, Encodable {
     var exitStatus: ExitStatus = .success
     /// The events of the source that could not be read (not in the JSON: standard error names them).
     var skipped: [SkippedEvent] = []
+    /// The calendars the source reads (`tether calendar select`); in the JSON of `tether calendar sources`.
+    var selection: CalendarSelection = .default
+    /// One sentence per chosen calendar that is gone, naming it (the provider's name, not yet made safe).
+    var unavailable: [String] = []
 
+    /// The state of a source that loaded while chosen calendars of it are gone.
+    static let calendarsUnavailable = "calendars-unavailable"
 }
 
 extension CalendarSourceRow {
@@ -330,10 +372,13 @@ extension CalendarSourceRow {
             account: report.status.account.map { $0.maskedDisplayIdentifier ?? $0.providerID },
             lastSync: report.lastSuccessfulSync,
             stale: report.isStale,
-            error: report.error?.message ?? (report.served == .fresh ? nil : Self.reason(report.status))
+            error: report.error?.message
+                ?? (report.served == .fresh && report.status.kind != .calendarsUnavailable
+                    ? nil : Self.reason(report.status))
         )
         served = report.served
         skipped = report.skipped
+        unavailable = report.unavailableCalendars.map(\.message)
         switch report.status.kind {
         case .needsSignIn, .notConnected: exitStatus = .needsSignIn
         case _ where report.served == .fresh: exitStatus = .success
@@ -348,6 +393,7 @@ extension CalendarSourceRow {
     static func state(_ kind: CalendarSourceStatus.Kind) -> String {
         switch kind {
         case .connected: "connected"
+        case .calendarsUnavailable: calendarsUnavailable
         case .refreshing: "refreshing"
         case .offline: "offline"
         case .needsSignIn: "needs-sign-in"
@@ -363,6 +409,7 @@ extension CalendarSourceRow {
     static func reason(_ status: CalendarSourceStatus) -> String? {
         switch status {
         case .connected, .refreshing: nil
+        case .calendarsUnavailable(_, let calendars): calendars.map(\.message).joined(separator: "; ")
         case .offline(_, let reason), .needsSignIn(_, let reason), .storageUnavailable(let reason),
             .accessDenied(let reason), .apiError(let reason, _):
             reason
@@ -372,11 +419,11 @@ extension CalendarSourceRow {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, api, state, account, lastSync, stale, error
+        case name, api, state, account, lastSync, stale, error, calendars
     }
 
-    /// Whether ``encode(to:)`` writes the account: `tether calendar sources` shows it, the sources of
-    /// `tether calendar events --json` do not.
+    /// Whether ``encode(to:)`` writes the account and the calendars read: `tether calendar sources` shows them,
+    /// the sources of `tether calendar events --json` do not.
     static let includesAccount = CodingUserInfoKey(rawValue: "tether.calendar.includesAccount")!
 
     func encode(to encoder: any Encoder) throws {
@@ -384,12 +431,20 @@ extension CalendarSourceRow {
         try container.encode(name, forKey: .name)
         try container.encode(api, forKey: .api)
         try container.encode(state, forKey: .state)
-        if encoder.userInfo[Self.includesAccount] as? Bool == true {
+        let isSourcesListing = encoder.userInfo[Self.includesAccount] as? Bool == true
+        if isSourcesListing {
             try container.encode(account, forKey: .account)
+            try container.encode(selection, forKey: .calendars)
         }
         try container.encode(Format.iso8601(lastSync), forKey: .lastSync)
         try container.encode(stale, forKey: .stale)
         try container.encode(error, forKey: .error)
+    }
+
+    /// A selection for people: `default`, `all`, `2 chosen`.
+    static func words(_ selection: CalendarSelection) -> String {
+        if let identifiers = selection.calendarIDs { return "\(identifiers.count) chosen" }
+        return selection.includesEveryCalendar ? "all" : "default"
     }
 
     /// The row for people. The account and the error come from the provider (or from `calendar-status.json`,
@@ -398,7 +453,8 @@ extension CalendarSourceRow {
         [
             Format.Cell(name), Format.Cell(api.rawValue), Format.Cell(account ?? "—"),
             Format.Cell(state, style: style.state), Format.Cell(lastSync.map { Format.relative($0) } ?? "never"),
-            Format.Cell(stale ? "stale" : "fresh"), Format.Cell(String((error ?? "—").prefix(80))),
+            Format.Cell(stale ? "stale" : "fresh"), Format.Cell(Self.words(selection)),
+            Format.Cell(String((error ?? "—").prefix(80))),
         ]
     }
 }

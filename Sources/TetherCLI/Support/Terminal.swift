@@ -54,11 +54,12 @@ struct Style: Sendable {
     func bold(_ text: String) -> String { wrap(text, "1") }
     func dim(_ text: String) -> String { wrap(text, "2") }
 
-    /// A connection's state: green when connected, yellow while refreshing or offline, red otherwise.
+    /// A connection's state: green when connected, yellow while refreshing or offline (or when a calendar source
+    /// loaded without some of its calendars), red otherwise.
     func state(_ state: String) -> String {
         switch state {
         case "connected": green(state)
-        case "refreshing", "offline": yellow(state)
+        case "refreshing", "offline", "calendars-unavailable": yellow(state)
         default: red(state)
         }
     }

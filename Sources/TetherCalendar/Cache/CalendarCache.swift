@@ -19,10 +19,27 @@ public final class CalendarCache: Sendable {
         public var source: CalendarSourceID
         /// The events and cursors of the last successful sync.
         public var state: CalendarSyncState
-        /// The calendars the user chose; `nil` for the source's default.
-        public var selectedCalendars: Set<String>?
+        /// The calendars the user chose: the source's default, every calendar, or the ones named.
+        public var selection: CalendarSelection {
+            get { chosen ?? .default }
+            set { chosen = newValue.isDefault ? nil : newValue }
+        }
+        /// The calendars the user chose one by one; `nil` for the source's default and for every calendar (see
+        /// ``selection``).
+        public var selectedCalendars: Set<String>? {
+            get { selection.calendarIDs }
+            set { selection = CalendarSelection(newValue) }
+        }
         /// When the last successful sync finished.
         public var lastSuccessfulSync: Date
+        /// The selection, absent for the default: kept under the key a set of identifiers had before, which it
+        /// still reads.
+        fileprivate var chosen: CalendarSelection?
+
+        private enum CodingKeys: String, CodingKey {
+            case source, state, lastSuccessfulSync
+            case chosen = "selectedCalendars"
+        }
 
         /// Creates an entry.
         /// - Parameters:
@@ -38,8 +55,24 @@ public final class CalendarCache: Sendable {
         ) {
             self.source = source
             self.state = state
-            self.selectedCalendars = selectedCalendars
             self.lastSuccessfulSync = lastSuccessfulSync
+            self.selectedCalendars = selectedCalendars
+        }
+
+        /// Creates an entry with a selection.
+        /// - Parameters:
+        ///   - source: The source.
+        ///   - state: The events and cursors.
+        ///   - selection: The chosen calendars.
+        ///   - lastSuccessfulSync: When the last successful sync finished.
+        public init(
+            source: CalendarSourceID,
+            state: CalendarSyncState,
+            selection: CalendarSelection,
+            lastSuccessfulSync: Date
+        ) {
+            self.init(source: source, state: state, lastSuccessfulSync: lastSuccessfulSync)
+            self.selection = selection
         }
     }
 
@@ -236,9 +269,9 @@ extension CalendarCache {
         try append(entry.source)
         raw(#","lastSuccessfulSync":"#)
         try append(entry.lastSuccessfulSync)
-        if let selected = entry.selectedCalendars {
+        if let chosen = entry.chosen {
             raw(#","selectedCalendars":"#)
-            try append(selected)
+            try append(chosen)
         }
         raw(#","state":{"calendars":{"#)
         for (index, (id, calendar)) in entry.state.calendars.enumerated() {

@@ -32,6 +32,13 @@ public import Tether
 /// Each source's ``CalendarSourceStatus`` is derived from its sign-in or permission and its last fetch (see
 /// ``CalendarSourceStatus/derive(access:lastError:failingSince:)``); ``statuses()`` reads them without network.
 ///
+/// ## Choosing calendars
+/// Each source reads its default calendars until ``select(_:for:)`` chooses others: every calendar, including
+/// those added later, or calendars by identifier (see <doc:ChoosingCalendars>). The choice is kept in the cache
+/// with the source's events. A chosen calendar that is gone — deleted, unsubscribed, no longer shared — is named in
+/// the report (``CalendarSourceReport/unavailableCalendars``) and the status
+/// (``CalendarSourceStatus/calendarsUnavailable(account:calendars:)``); the source's other calendars load.
+///
 /// ## Cache
 /// With a ``CalendarCache``, each successful sync stores the source's events, cursors, selected calendars and
 /// the time; ``loadCached(window:)`` shows them at launch before any network.
@@ -53,7 +60,10 @@ public actor CalendarConnections {
         var cacheError: CalendarCacheError?
         var lastError: CalendarError?
         var failingSince: Date?
-        var selected: Set<String>??
+        /// The selection chosen in this process; `nil` when none was, and the cache's holds.
+        var selected: CalendarSelection?
+        /// The chosen calendars the last successful sync found gone.
+        var unavailable: [UnavailableCalendar] = []
     }
 
     /// What one sync attempt gave.
@@ -91,21 +101,61 @@ public actor CalendarConnections {
     /// The identifiers of the sources, in order.
     public nonisolated var sourceIDs: [CalendarSourceID] { sources.map(\.id) }
 
-    /// Chooses the calendars a source reads; `nil` returns to the source's default. Kept in the cache with the
-    /// next successful sync.
+    /// Chooses the calendars a source reads: ``CalendarSelection/default``, ``CalendarSelection/all`` (including
+    /// calendars added later) or ``CalendarSelection/calendars(_:)``.
+    ///
+    /// The choice holds from the next fetch. With a cache, it is stored at once when the source has an entry —
+    /// whose events of calendars the choice no longer reads are dropped — and otherwise with the source's first
+    /// successful sync. Choosing what is already chosen writes nothing.
+    /// - Parameters:
+    ///   - selection: The calendars to read.
+    ///   - source: The source.
+    /// - Throws: ``CalendarCacheError`` when the cache could not store it; the choice still holds in this process
+    ///   and is stored with the next successful sync.
+    public func select(_ selection: CalendarSelection, for source: CalendarSourceID) throws {
+        readCacheIfNeeded(source)
+        let unchanged = self.selection(source) == selection
+        memory[source, default: Memory()].selected = selection
+        guard !unchanged else { return }
+        // A new choice: what the last sync found gone no longer holds.
+        memory[source]?.unavailable = []
+        guard var entry = memory[source]?.entry else { return }
+        entry.selection = selection
+        entry.state.calendars = entry.state.calendars.filter { selection.includes($0.value.info) }
+        memory[source]?.entry = entry
+        guard let cache else { return }
+        do {
+            try cache.save(entry)
+        } catch let error as CalendarCacheError {
+            memory[source]?.cacheError = error
+            throw error
+        }
+    }
+
+    /// Chooses the calendars a source reads by identifier; `nil` returns to the source's default. As
+    /// ``select(_:for:)``; a failure of the cache is reported in the next ``CalendarSourceReport/cacheError``.
     /// - Parameters:
     ///   - calendars: The calendar identifiers.
     ///   - source: The source.
     public func select(calendars: Set<String>?, for source: CalendarSourceID) {
-        memory[source, default: Memory()].selected = .some(calendars)
+        try? select(CalendarSelection(calendars), for: source)
     }
 
-    /// The calendars a source reads: the chosen ones, or `nil` for its default.
+    /// The calendars a source reads: chosen with ``select(_:for:)`` in this process, else as the cache keeps
+    /// them, else the source's default.
+    /// - Parameter source: The source.
+    /// - Returns: The selection.
+    public func selection(for source: CalendarSourceID) -> CalendarSelection {
+        readCacheIfNeeded(source)
+        return selection(source)
+    }
+
+    /// The calendars a source reads when they were chosen one by one; `nil` for the source's default and for every
+    /// calendar (see ``selection(for:)``).
     /// - Parameter source: The source.
     /// - Returns: The chosen calendars.
     public func selectedCalendars(for source: CalendarSourceID) -> Set<String>? {
-        readCacheIfNeeded(source)
-        return selection(source)
+        selection(for: source).calendarIDs
     }
 
     /// The status of every source, without network: the sign-in or permission and the last fetch.
@@ -117,7 +167,8 @@ public actor CalendarConnections {
             let status = CalendarSourceStatus.derive(
                 access: await source.accessStatus(),
                 lastError: remembered?.lastError,
-                failingSince: remembered?.failingSince
+                failingSince: remembered?.failingSince,
+                unavailableCalendars: remembered?.unavailable ?? []
             )
             result.append((source.id, status))
         }
@@ -143,7 +194,8 @@ public actor CalendarConnections {
                     status: CalendarSourceStatus.derive(
                         access: await source.accessStatus(),
                         lastError: remembered.lastError,
-                        failingSince: remembered.failingSince
+                        failingSince: remembered.failingSince,
+                        unavailableCalendars: remembered.unavailable
                     ),
                     served: remembered.entry == nil ? .nothing : .cache,
                     eventCount: cached.count,
@@ -152,7 +204,8 @@ public actor CalendarConnections {
                     lastSuccessfulSync: remembered.entry?.lastSuccessfulSync,
                     skipped: remembered.entry?.state.skipped ?? [],
                     modes: [:],
-                    cacheError: remembered.cacheError
+                    cacheError: remembered.cacheError,
+                    unavailableCalendars: remembered.unavailable
                 )
             )
         }
@@ -242,7 +295,7 @@ public actor CalendarConnections {
 
     /// Syncs `list` concurrently, each from its remembered state.
     private func syncAll(_ list: [any CalendarSource], window: DateInterval) async -> [CalendarSourceID: Attempt] {
-        var inputs: [(any CalendarSource, CalendarSyncState, Set<String>?)] = []
+        var inputs: [(any CalendarSource, CalendarSyncState, CalendarSelection)] = []
         for source in list {
             readCacheIfNeeded(source.id)
             inputs.append((source, memory[source.id]?.entry?.state ?? CalendarSyncState(), selection(source.id)))
@@ -251,7 +304,7 @@ public actor CalendarConnections {
             for (source, state, selected) in inputs {
                 group.addTask {
                     do {
-                        let outcome = try await source.sync(from: state, window: window, calendars: selected)
+                        let outcome = try await source.syncSelected(from: state, window: window, selection: selected)
                         return (source.id, Attempt(outcome: outcome))
                     } catch let error as CalendarError {
                         return (source.id, Attempt(error: error))
@@ -305,12 +358,13 @@ public actor CalendarConnections {
             let entry = CalendarCache.Entry(
                 source: source.id,
                 state: outcome.state,
-                selectedCalendars: selection(source.id),
+                selection: selection(source.id),
                 lastSuccessfulSync: now
             )
             remembered.entry = entry
             remembered.lastError = nil
             remembered.failingSince = nil
+            remembered.unavailable = outcome.unavailable
             if let cache {
                 do {
                     try cache.save(entry)
@@ -329,6 +383,7 @@ public actor CalendarConnections {
             report.skipped = outcome.state.skipped + outcome.skipped.filter { !kept.contains($0) }
             report.modes = outcome.modes
             report.cacheError = remembered.cacheError
+            report.unavailableCalendars = outcome.unavailable
         } else {
             remembered.lastError = attempt.error
             remembered.failingSince = remembered.failingSince ?? now
@@ -339,14 +394,14 @@ public actor CalendarConnections {
         report.status = CalendarSourceStatus.derive(
             access: await source.accessStatus(),
             lastError: remembered.lastError,
-            failingSince: remembered.failingSince
+            failingSince: remembered.failingSince,
+            unavailableCalendars: remembered.unavailable
         )
         return report
     }
 
-    private func selection(_ source: CalendarSourceID) -> Set<String>? {
-        if let chosen = memory[source]?.selected { return chosen }
-        return memory[source]?.entry?.selectedCalendars
+    private func selection(_ source: CalendarSourceID) -> CalendarSelection {
+        memory[source]?.selected ?? memory[source]?.entry?.selection ?? .default
     }
 
     private func readCacheIfNeeded(_ source: CalendarSourceID) {

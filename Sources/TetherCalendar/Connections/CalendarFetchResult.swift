@@ -61,6 +61,10 @@ public struct CalendarSourceReport: Sendable {
     public var modes: [String: CalendarSyncOutcome.Mode]
     /// A failure of the offline cache for this source (the events still loaded); the damaged file is kept.
     public var cacheError: CalendarCacheError?
+    /// The chosen calendars the source's last successful sync found gone — deleted, unsubscribed, no longer
+    /// shared — by their last known names; its other calendars loaded. Empty when none is, or the source has not
+    /// synced in this process.
+    public var unavailableCalendars: [UnavailableCalendar] = []
 
     /// Whether the events shown are not from a sync that just succeeded.
     public var isStale: Bool { served != .fresh }

@@ -24,8 +24,12 @@ public import Tether
 /// As a ``CalendarSource`` it syncs each selected calendar with a sync token ("Synchronize resources
 /// efficiently", <https://developers.google.com/calendar/api/guides/sync>): the first sync reads the calendar
 /// without a time range (Google does not accept `timeMin`/`timeMax` with a sync token), later ones read the
-/// changes, deleted events arrive as `cancelled` and are removed, and `410 Gone` drops the token and syncs in
-/// full. The window only selects which of the kept events a caller sees.
+/// changes, deleted events arrive as `cancelled` and are removed, and `410 Gone` drops that calendar's token and
+/// syncs it in full. The window only selects which of the kept events a caller sees.
+///
+/// By default it reads the primary calendar and those the calendar list marks `selected` (shown in Google
+/// Calendar); ``sync(from:window:selection:)`` reads every calendar or the ones named instead (see
+/// <doc:ChoosingCalendars>). A chosen calendar that is gone is reported, by name, and the others are read.
 public struct GoogleCalendarClient: CalendarSource {
     /// Where and how the client reads.
     public struct Configuration: Sendable {
@@ -107,7 +111,12 @@ public struct GoogleCalendarClient: CalendarSource {
     /// The status of the session behind the source.
     public func accessStatus() async -> CalendarSourceStatus { CalendarSourceStatus(await session.status) }
 
-    /// Lists the user's calendars (`GET /users/me/calendarList`), following `nextPageToken`.
+    /// Lists the user's calendars (`GET /users/me/calendarList`), following `nextPageToken`: every entry of the
+    /// calendar list but those the user hid from it (Google leaves them out unless `showHidden` is set).
+    ///
+    /// Each ``CalendarInfo`` carries the entry's `primary`, `selected` (absent means not shown, "The default is
+    /// False"), `accessRole` (``CalendarInfo/canEdit`` for `writer` and `owner`) and `backgroundColor`
+    /// ("CalendarList resource", <https://developers.google.com/calendar/api/v3/reference/calendarList>).
     /// - Returns: The calendars.
     /// - Throws: ``CalendarError``.
     public func calendars() async throws -> [CalendarInfo] {
@@ -120,17 +129,24 @@ public struct GoogleCalendarClient: CalendarSource {
             let page: GoogleWire.CalendarListPage = try await http.json(
                 http.url(["users", "me", "calendarList"], query: query)
             )
-            result += (page.items ?? []).map { entry in
-                CalendarInfo(
-                    id: entry.id,
-                    name: entry.summaryOverride ?? entry.summary ?? entry.id,
-                    isPrimary: entry.primary ?? false,
-                    isSelectedByDefault: entry.selected
-                )
-            }
+            result += (page.items ?? []).map(Self.info)
             pageToken = try trail.next(after: page.nextPageToken)
         } while pageToken != nil
         return result
+    }
+
+    /// A calendar list entry as the library describes a calendar.
+    static func info(_ entry: GoogleWire.CalendarListEntry) -> CalendarInfo {
+        var info = CalendarInfo(
+            id: entry.id,
+            name: nonEmpty(entry.summaryOverride) ?? nonEmpty(entry.summary) ?? entry.id,
+            isPrimary: entry.primary ?? false,
+            isSelectedByDefault: entry.selected ?? false
+        )
+        info.accessRole = nonEmpty(entry.accessRole)
+        info.canEdit = info.accessRole.map { ["writer", "owner"].contains($0) }
+        info.color = nonEmpty(entry.backgroundColor)
+        return info
     }
 
     /// Reads the events of one calendar that overlap `window` (`timeMin` is compared with an event's end,
@@ -233,15 +249,48 @@ public struct GoogleCalendarClient: CalendarSource {
         window: DateInterval,
         calendars selection: Set<String>?
     ) async throws -> CalendarSyncOutcome {
-        let chosen = CalendarSelection.choose(try await calendars(), selected: selection)
+        try await sync(from: state, window: window, selection: CalendarSelection(selection))
+    }
+
+    /// Syncs the calendars `selection` takes, each with its own sync token; see the type's discussion.
+    ///
+    /// A chosen calendar that is gone — no longer in the calendar list, or answering `404` or `410 Gone` (other
+    /// than an expired sync token) — is listed in ``CalendarSyncOutcome/unavailable`` by its last known name, and
+    /// the others are read. An expired sync token (`410 fullSyncRequired`) resyncs that calendar only.
+    /// - Parameters:
+    ///   - state: The state of the last successful sync.
+    ///   - window: The events wanted (Google's sync is not bound to it).
+    ///   - selection: The calendars to read.
+    /// - Returns: The new state and what happened.
+    /// - Throws: ``CalendarError`` when the calendar list, or a calendar for another reason than being gone,
+    ///   could not be read.
+    public func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        selection: CalendarSelection
+    ) async throws -> CalendarSyncOutcome {
+        let plan = CalendarReadPlan(selection, available: try await calendars(), previous: state)
         var outcome = CalendarSyncOutcome(state: CalendarSyncState())
-        for calendar in chosen {
+        let byIdentifier = selection.calendarIDs != nil
+        for calendar in plan.read {
             var entry = state.calendars[calendar.id] ?? CalendarSyncState.Calendar(info: calendar)
             entry.info = calendar
-            let (changes, mode) = try await CalendarSyncOutcome.changes(from: entry.cursor) { cursor in
-                try await self.changes(calendar: calendar, syncToken: cursor)
+            do {
+                let (changes, mode) = try await CalendarSyncOutcome.changes(from: entry.cursor) { cursor in
+                    try await self.changes(calendar: calendar, syncToken: cursor)
+                }
+                outcome.apply(changes, mode: mode, to: entry, window: nil)
+            } catch let error as CalendarError where error.meansCalendarIsGone(statuses: [404, 410]) {
+                let gone = UnavailableCalendar(
+                    calendar: calendar,
+                    httpStatus: error.httpStatus,
+                    providerReason: error.providerReason
+                )
+                outcome.recordUnavailable(gone, keep: true)
             }
-            outcome.apply(changes, mode: mode, to: entry, window: nil)
+        }
+        for calendar in plan.missing {
+            outcome.recordUnavailable(UnavailableCalendar(calendar: calendar), keep: byIdentifier)
         }
         return outcome
     }
@@ -251,3 +300,5 @@ public struct GoogleCalendarClient: CalendarSource {
         return text
     }
 }
+
+extension GoogleCalendarClient: CalendarSelectionSyncing {}

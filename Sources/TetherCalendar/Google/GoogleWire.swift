@@ -14,6 +14,8 @@ enum GoogleWire {
         var primary: Bool?
         var selected: Bool?
         var timeZone: String?
+        var accessRole: String?
+        var backgroundColor: String?
     }
 
     struct EventsPage: Decodable {

@@ -20,12 +20,18 @@ public import Tether
 ///   guidance", <https://learn.microsoft.com/graph/throttling>); `403` is ``CalendarError/accessDenied``.
 /// - HTML bodies become plain text; malformed events are skipped and listed in the result.
 ///
-/// As a ``CalendarSource`` it syncs the default calendar with `calendarView/delta` (v1.0 offers delta for the
-/// primary calendar only): the first round follows `@odata.nextLink` to the `@odata.deltaLink`, which is kept;
-/// later rounds start from it and apply changes and `@removed` items; `410 Gone` or `syncStateNotFound` drops it
-/// and syncs in full. A delta round is bound to its window: a window the kept one does not cover starts a new
-/// round (rounded out to whole UTC days plus ``Configuration/deltaWindowPadding``). Other selected calendars are
-/// read with `calendarView` on every sync.
+/// As a ``CalendarSource`` it syncs each selected calendar with its own delta round
+/// ("Get incremental changes to events in a calendar view", <https://learn.microsoft.com/graph/delta-query-events>:
+/// "To track the changes in multiple calendars, you need to track each calendar individually"): the default
+/// calendar with `/me/calendarView/delta`, another with `/me/calendars/{id}/calendarView/delta`. The first round
+/// follows `@odata.nextLink` to the `@odata.deltaLink`, which is kept; later rounds start from it and apply
+/// changes and `@removed` items; `410 Gone`, `syncStateNotFound` or `resyncRequired` drops that calendar's link
+/// and syncs it in full. A delta round is bound to its window: a window the kept one does not cover starts a new
+/// round (rounded out to whole UTC days plus ``Configuration/deltaWindowPadding``).
+///
+/// By default it reads the default calendar (`isDefaultCalendar`; Graph marks no other calendar as shown);
+/// ``sync(from:window:selection:)`` reads every calendar (`GET /me/calendars`) or the ones named instead (see
+/// <doc:ChoosingCalendars>). A chosen calendar that is gone is reported, by name, and the others are read.
 public struct GraphCalendarClient: CalendarSource {
     /// Where and how the client reads.
     public struct Configuration: Sendable {
@@ -120,6 +126,9 @@ public struct GraphCalendarClient: CalendarSource {
     }
 
     /// Lists the user's calendars (`GET /me/calendars`), following `@odata.nextLink`.
+    ///
+    /// Each ``CalendarInfo`` carries `isDefaultCalendar` (as ``CalendarInfo/isPrimary``), `canEdit` and `hexColor`
+    /// ("calendar resource type", <https://learn.microsoft.com/graph/api/resources/calendar>).
     /// - Returns: The calendars; the default one has ``CalendarInfo/isPrimary`` set.
     /// - Throws: ``CalendarError``.
     public func calendars() async throws -> [CalendarInfo] {
@@ -128,12 +137,22 @@ public struct GraphCalendarClient: CalendarSource {
         var trail = pageTrail("calendars")
         while let url = next {
             let page: GraphWire.CalendarsPage = try await http.json(url)
-            result += (page.value ?? []).map {
-                CalendarInfo(id: $0.id, name: $0.name ?? $0.id, isPrimary: $0.isDefaultCalendar ?? false)
-            }
+            result += (page.value ?? []).map(Self.info)
             next = try link(trail.next(after: page.nextLink))
         }
         return result
+    }
+
+    /// A calendar as the library describes it.
+    static func info(_ calendar: GraphWire.Calendar) -> CalendarInfo {
+        var info = CalendarInfo(
+            id: calendar.id,
+            name: GoogleCalendarClient.nonEmpty(calendar.name) ?? calendar.id,
+            isPrimary: calendar.isDefaultCalendar ?? false
+        )
+        info.canEdit = calendar.canEdit
+        info.color = GoogleCalendarClient.nonEmpty(calendar.hexColor)
+        return info
     }
 
     /// Reads the occurrences, exceptions and single events of a calendar in `window` (`calendarView` with
@@ -180,10 +199,14 @@ public struct GraphCalendarClient: CalendarSource {
         )
     }
 
+    /// One delta round of `calendar`: `/me/calendarView/delta` for the default calendar, otherwise
+    /// `/me/calendars/{id}/calendarView/delta`.
     func delta(calendar: CalendarInfo, window: DateInterval, deltaLink: String?) async throws -> CalendarChanges {
+        let path =
+            calendar.isPrimary
+            ? ["me", "calendarView", "delta"] : ["me", "calendars", calendar.id, "calendarView", "delta"]
         var next: URL? =
-            try deltaLink.map { try link($0) ?? http.url(["me", "calendarView", "delta"]) }
-            ?? http.url(["me", "calendarView", "delta"], query: Self.range(window))
+            try deltaLink.map { try link($0) ?? http.url(path) } ?? http.url(path, query: Self.range(window))
         var result = CalendarChanges(isFullSync: deltaLink == nil)
         var trail = pageTrail("changes")
         while let url = next {
@@ -230,8 +253,7 @@ public struct GraphCalendarClient: CalendarSource {
         ]
     }
 
-    /// Syncs the default calendar by delta and other selected calendars by `calendarView`; see the type's
-    /// discussion.
+    /// Syncs the selected calendars, each by its own delta round; see the type's discussion.
     /// - Parameters:
     ///   - state: The state of the last successful sync.
     ///   - window: The events wanted.
@@ -243,29 +265,56 @@ public struct GraphCalendarClient: CalendarSource {
         window: DateInterval,
         calendars selection: Set<String>?
     ) async throws -> CalendarSyncOutcome {
-        let chosen = CalendarSelection.choose(try await calendars(), selected: selection)
+        try await sync(from: state, window: window, selection: CalendarSelection(selection))
+    }
+
+    /// Syncs the calendars `selection` takes, each by its own delta round; see the type's discussion.
+    ///
+    /// A chosen calendar that is gone — no longer in `GET /me/calendars`, or answering `404` or `403` while the
+    /// list could be read (a calendar no longer shared can stay listed) — is listed in
+    /// ``CalendarSyncOutcome/unavailable`` by its last known name, and the others are read. An expired delta link
+    /// (`410 Gone`, `syncStateNotFound`, `resyncRequired`) resyncs that calendar only.
+    /// - Parameters:
+    ///   - state: The state of the last successful sync.
+    ///   - window: The events wanted.
+    ///   - selection: The calendars to read.
+    /// - Returns: The new state and what happened.
+    /// - Throws: ``CalendarError`` when the calendar list, or a calendar for another reason than being gone,
+    ///   could not be read.
+    public func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        selection: CalendarSelection
+    ) async throws -> CalendarSyncOutcome {
+        let plan = CalendarReadPlan(selection, available: try await calendars(), previous: state)
         var outcome = CalendarSyncOutcome(state: CalendarSyncState())
-        for calendar in chosen {
+        let byIdentifier = selection.calendarIDs != nil
+        for calendar in plan.read {
             var entry = state.calendars[calendar.id] ?? CalendarSyncState.Calendar(info: calendar)
             entry.info = calendar
-            guard calendar.isPrimary else {
-                let batch = try await events(calendar: calendar, isDefault: false, in: window)
-                entry.events = Dictionary(batch.events.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-                entry.skipped = batch.skipped
-                entry.cursor = nil
-                entry.window = window
-                outcome.record(entry, mode: .full, changed: batch.events.count, skipped: batch.skipped)
-                continue
-            }
             let covers = entry.window.map { $0.start <= window.start && $0.end >= window.end } ?? false
             if !covers { entry.cursor = nil }
-            let deltaWindow = covers ? entry.window! : padded(window)
-            let (changes, mode) = try await CalendarSyncOutcome.changes(from: entry.cursor) { cursor in
-                try await delta(calendar: calendar, window: deltaWindow, deltaLink: cursor)
+            let deltaWindow = covers ? entry.window ?? window : padded(window)
+            do {
+                let (changes, mode) = try await CalendarSyncOutcome.changes(from: entry.cursor) { cursor in
+                    try await delta(calendar: calendar, window: deltaWindow, deltaLink: cursor)
+                }
+                // Delta may replay an event, and reports changes outside the window: keep what overlaps it.
+                let utc = TimeZone(identifier: "UTC")!
+                outcome.apply(changes, mode: mode, to: entry, window: deltaWindow) {
+                    $0.overlaps(deltaWindow, in: utc)
+                }
+            } catch let error as CalendarError where error.meansCalendarIsGone(statuses: [403, 404]) {
+                let gone = UnavailableCalendar(
+                    calendar: calendar,
+                    httpStatus: error.httpStatus,
+                    providerReason: error.providerReason
+                )
+                outcome.recordUnavailable(gone, keep: true)
             }
-            // Delta may replay an event, and reports changes outside the window: keep what overlaps it.
-            let utc = TimeZone(identifier: "UTC")!
-            outcome.apply(changes, mode: mode, to: entry, window: deltaWindow) { $0.overlaps(deltaWindow, in: utc) }
+        }
+        for calendar in plan.missing {
+            outcome.recordUnavailable(UnavailableCalendar(calendar: calendar), keep: byIdentifier)
         }
         return outcome
     }
@@ -280,3 +329,5 @@ public struct GraphCalendarClient: CalendarSource {
         return DateInterval(start: Date(timeIntervalSince1970: start), end: Date(timeIntervalSince1970: end))
     }
 }
+
+extension GraphCalendarClient: CalendarSelectionSyncing {}

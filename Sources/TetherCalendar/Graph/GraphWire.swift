@@ -16,6 +16,8 @@ enum GraphWire {
         var id: String
         var name: String?
         var isDefaultCalendar: Bool?
+        var canEdit: Bool?
+        var hexColor: String?
     }
 
     struct EventsPage: Decodable {

@@ -8,6 +8,15 @@ public struct CalendarInfo: Sendable, Hashable, Codable, Identifiable {
     public var isPrimary: Bool
     /// Whether the provider marks it as shown by default (Google `selected`); `nil` when it does not say.
     public var isSelectedByDefault: Bool?
+    /// The account's access to the calendar as the provider names it, when it does: Google's `accessRole`
+    /// (`freeBusyReader`, `reader`, `writer`, `owner`). Graph has no such field; see ``canEdit``.
+    public var accessRole: String?
+    /// Whether the account may change the calendar's events, when the provider says: Graph's `canEdit`, or
+    /// Google's `accessRole` of `writer` or `owner`.
+    public var canEdit: Bool?
+    /// The calendar's colour as `#rrggbb`, when the provider gives one: Google's `backgroundColor`, Graph's
+    /// `hexColor` (empty until the user picks a colour, and then left out here).
+    public var color: String?
 
     /// Creates a description of a calendar.
     /// - Parameters:

@@ -28,7 +28,7 @@ public protocol CalendarSource: Sendable {
     ///   - state: The state of the last successful sync (empty for the first).
     ///   - window: The events wanted; sources may keep more.
     ///   - calendars: The calendars to read; `nil` for the source's default (the primary calendar and those the
-    ///     provider marks as shown).
+    ///     provider marks as shown). ``CalendarConnections`` passes the identifiers of its ``CalendarSelection``.
     /// - Returns: The new state and what happened.
     /// - Throws: ``CalendarError``, or `CancellationError`.
     func sync(
@@ -49,11 +49,31 @@ extension CalendarSource {
     }
 }
 
-/// The calendars a sync reads: the chosen ones, or the default ones.
-enum CalendarSelection {
-    static func choose(_ available: [CalendarInfo], selected: Set<String>?) -> [CalendarInfo] {
-        if let selected { return available.filter { selected.contains($0.id) } }
-        let chosen = available.filter { $0.isPrimary || $0.isSelectedByDefault == true }
-        return chosen.isEmpty ? Array(available.prefix(1)) : chosen
+/// A source that reads a ``CalendarSelection`` itself — every calendar, those added later included — and reports
+/// the chosen calendars that are gone. ``CalendarConnections`` hands it the selection as it is; another source gets
+/// the identifiers the selection stands for.
+protocol CalendarSelectionSyncing: CalendarSource {
+    func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        selection: CalendarSelection
+    ) async throws -> CalendarSyncOutcome
+}
+
+extension CalendarSource {
+    /// Syncs the calendars `selection` takes: through the source itself when it reads selections, otherwise with
+    /// the identifiers the selection stands for (for ``CalendarSelection/all``, every calendar it lists now).
+    func syncSelected(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        selection: CalendarSelection
+    ) async throws -> CalendarSyncOutcome {
+        if let source = self as? any CalendarSelectionSyncing {
+            return try await source.sync(from: state, window: window, selection: selection)
+        }
+        if selection.isDefault { return try await sync(from: state, window: window, calendars: nil) }
+        var identifiers = selection.calendarIDs
+        if identifiers == nil { identifiers = Set(try await calendars().map(\.id)) }
+        return try await sync(from: state, window: window, calendars: identifiers)
     }
 }

@@ -9,6 +9,10 @@ public import Tether
 public enum CalendarSourceStatus: Sendable, Equatable, CustomStringConvertible {
     /// Signed in (or permitted) and the last fetch, if any, succeeded.
     case connected(account: Account?)
+    /// Signed in and the last fetch succeeded, but some of the calendars chosen are gone — deleted, unsubscribed
+    /// or no longer shared. `calendars` names them by their last known names; the others loaded. Choosing the
+    /// calendars again (``CalendarConnections/select(_:for:)``) or restoring access ends it.
+    case calendarsUnavailable(account: Account?, calendars: [UnavailableCalendar])
     /// The sign-in is being restored or refreshed.
     case refreshing(account: Account?)
     /// The service could not be reached or is limiting requests; the sign-in is kept. `since` is when the
@@ -32,6 +36,8 @@ public enum CalendarSourceStatus: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         /// See ``CalendarSourceStatus/connected(account:)``.
         case connected
+        /// See ``CalendarSourceStatus/calendarsUnavailable(account:calendars:)``.
+        case calendarsUnavailable
         /// See ``CalendarSourceStatus/refreshing(account:)``.
         case refreshing
         /// See ``CalendarSourceStatus/offline(since:reason:)``.
@@ -54,6 +60,7 @@ public enum CalendarSourceStatus: Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind {
         switch self {
         case .connected: .connected
+        case .calendarsUnavailable: .calendarsUnavailable
         case .refreshing: .refreshing
         case .offline: .offline
         case .needsSignIn: .needsSignIn
@@ -68,7 +75,7 @@ public enum CalendarSourceStatus: Sendable, Equatable, CustomStringConvertible {
     /// The account concerned, if known.
     public var account: Account? {
         switch self {
-        case .connected(let account), .refreshing(let account): account
+        case .connected(let account), .refreshing(let account), .calendarsUnavailable(let account, _): account
         case .needsSignIn(let hint, _): hint
         default: nil
         }
@@ -86,6 +93,7 @@ public enum CalendarSourceStatus: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .connected(let account): "connected(\(account.map(String.init(describing:)) ?? "-"))"
+        case .calendarsUnavailable(_, let calendars): "calendarsUnavailable(\(calendars.count))"
         case .refreshing(let account): "refreshing(\(account.map(String.init(describing:)) ?? "-"))"
         case .offline(_, let reason): "offline(\(reason))"
         case .needsSignIn(let hint, _): "needsSignIn(\(hint.map(String.init(describing:)) ?? "-"))"
@@ -128,6 +136,27 @@ public enum CalendarSourceStatus: Sendable, Equatable, CustomStringConvertible {
         lastError: CalendarError?,
         failingSince: Date?
     ) -> CalendarSourceStatus {
+        derive(access: access, lastError: lastError, failingSince: failingSince, unavailableCalendars: [])
+    }
+
+    /// Combines the status of the sign-in or permission with the outcome of the last fetch, including the chosen
+    /// calendars that fetch found gone.
+    ///
+    /// As ``derive(access:lastError:failingSince:)``; when the last fetch succeeded with calendars gone and the
+    /// sign-in stands (connected or refreshing), the status is
+    /// ``calendarsUnavailable(account:calendars:)``, naming them.
+    /// - Parameters:
+    ///   - access: The status of the sign-in or permission.
+    ///   - lastError: The error of the last fetch; `nil` when it succeeded or none was made.
+    ///   - failingSince: When the fetches began to fail.
+    ///   - unavailableCalendars: The chosen calendars the last successful fetch found gone.
+    /// - Returns: The status to show.
+    public static func derive(
+        access: CalendarSourceStatus,
+        lastError: CalendarError?,
+        failingSince: Date?,
+        unavailableCalendars: [UnavailableCalendar]
+    ) -> CalendarSourceStatus {
         switch access.kind {
         case .needsSignIn, .notConnected, .storageUnavailable, .misconfigured, .accessDenied: return access
         default: break
@@ -135,6 +164,9 @@ public enum CalendarSourceStatus: Sendable, Equatable, CustomStringConvertible {
         guard let error = lastError else {
             if case .offline(nil, let reason) = access, let failingSince {
                 return .offline(since: failingSince, reason: reason)
+            }
+            if !unavailableCalendars.isEmpty, access.kind == .connected || access.kind == .refreshing {
+                return .calendarsUnavailable(account: access.account, calendars: unavailableCalendars)
             }
             return access
         }

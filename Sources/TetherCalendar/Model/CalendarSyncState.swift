@@ -142,7 +142,7 @@ public struct CalendarSyncOutcome: Sendable {
         /// Only changes since the last sync were read.
         case incremental
         /// The cursor had expired (`410 Gone`, `fullSyncRequired`, `syncStateNotFound`); it was dropped and
-        /// everything read again.
+        /// everything of this calendar read again (the source's other calendars keep their cursors).
         case resynced
     }
 
@@ -156,6 +156,9 @@ public struct CalendarSyncOutcome: Sendable {
     public var changed: Int
     /// Events removed.
     public var removed: Int
+    /// The chosen calendars that are gone — deleted, unsubscribed, no longer shared — by their last known names;
+    /// the others were read. See ``UnavailableCalendar``.
+    public var unavailable: [UnavailableCalendar] = []
 
     /// Creates an outcome.
     /// - Parameters:

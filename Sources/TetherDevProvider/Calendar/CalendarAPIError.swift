@@ -113,6 +113,9 @@ struct CalendarAPIError: HTTPResponseError {
 
     static let googleNotFound = CalendarAPIError.google(404, reason: "notFound", message: "Not Found")
 
+    /// 410 `deleted` for a calendar that was deleted (Google's "Resource has been deleted").
+    static let googleDeleted = CalendarAPIError.google(410, reason: "deleted", message: "Resource has been deleted")
+
     static func googleInvalid(_ message: String, parameter: String? = nil) -> CalendarAPIError {
         .google(400, reason: "invalid", message: message, location: parameter.map { ("parameter", $0) })
     }

@@ -10,6 +10,19 @@ struct StoredCalendar: Sendable {
     var isPrimary: Bool
     var canEdit: Bool
     var color: String
+    /// Google's `selected`: shown in the calendar UI, so read by default.
+    var isSelected = true
+    /// The e-mail address of whoever shared it with the user; `nil` for the user's own.
+    var sharedBy: String? = nil
+    /// Its owner stopped sharing it: Google no longer lists it and answers `404`; Graph still lists it and
+    /// answers `403`.
+    var isUnshared = false
+
+    /// Google's `accessRole`: `owner` of one's own, `writer` or `reader` of a shared one.
+    var accessRole: String {
+        guard self.sharedBy != nil else { return self.canEdit ? "owner" : "reader" }
+        return self.canEdit ? "writer" : "reader"
+    }
 }
 
 /// An event with the bookkeeping incremental sync needs.
@@ -67,6 +80,10 @@ struct CalendarStore: Sendable {
     private(set) var events: [String: StoredEvent] = [:]
     private(set) var sequence = 0
     private(set) var generations: [String: Int] = [:]
+    /// Per calendar (`username` and calendar ID): invalidations of that calendar's tokens alone.
+    private(set) var calendarGenerations: [String: Int] = [:]
+    /// Per user: the IDs of the calendars removed from their list (Google answers `410 Gone` for them).
+    private(set) var removedCalendars: [String: Set<String>] = [:]
 
     /// Seeds every user's calendars; times are relative to `epoch`, Monday 00:00 UTC of the week
     /// containing `now` unless given.
@@ -119,6 +136,21 @@ struct CalendarStore: Sendable {
 
     func generation(of username: String) -> Int {
         self.generations[username, default: 0]
+    }
+
+    /// The generation a calendar's sync tokens and delta links carry: it changes when the user's or the
+    /// calendar's tokens are invalidated.
+    func generation(of username: String, calendar calendarID: String) -> Int {
+        self.generation(of: username) + self.calendarGenerations[Self.key(username, calendarID), default: 0]
+    }
+
+    private static func key(_ username: String, _ calendarID: String) -> String {
+        username + "\u{1F}" + calendarID
+    }
+
+    /// Whether a user's calendar with this ID was removed from their list.
+    func wasRemoved(_ calendarID: String, of username: String) -> Bool {
+        self.removedCalendars[username]?.contains(calendarID) == true
     }
 
     /// All stored events (deleted ones included) of a calendar, ordered by ID.
@@ -207,7 +239,9 @@ struct CalendarStore: Sendable {
 
     mutating func reset(users: [DevProvider.User], now: Date, epoch: Date?) {
         let generations = self.generations
+        let calendarGenerations = self.calendarGenerations
         self = CalendarStore(users: users, now: now, epoch: epoch)
+        self.calendarGenerations = calendarGenerations
         // Tokens issued before the reset must not match the new data.
         for username in self.calendars.keys {
             self.generations[username] = generations[username, default: 0] + 1
@@ -216,6 +250,26 @@ struct CalendarStore: Sendable {
 
     mutating func addCalendar(_ calendar: StoredCalendar) {
         self.calendars[calendar.username, default: []].append(calendar)
+    }
+
+    /// Removes a calendar from a user's list, with its events: deleted, or unsubscribed.
+    mutating func removeCalendar(_ calendarID: String, of username: String) throws {
+        guard let calendar = self.calendar(calendarID, of: username), !calendar.isPrimary else {
+            throw Failure("No secondary calendar \(calendarID) of \(username).")
+        }
+        self.calendars[username]?.removeAll { $0.id == calendar.id }
+        self.events = self.events.filter { $0.value.username != username || $0.value.calendarID != calendar.id }
+        self.removedCalendars[username, default: []].insert(calendar.id)
+    }
+
+    /// Ends the sharing of a calendar shared with a user.
+    mutating func unshareCalendar(_ calendarID: String, of username: String) throws {
+        guard let index = self.calendars[username]?.firstIndex(where: { $0.id == calendarID }),
+            self.calendars[username]?[index].sharedBy != nil
+        else {
+            throw Failure("No calendar \(calendarID) shared with \(username).")
+        }
+        self.calendars[username]?[index].isUnshared = true
     }
 
     private mutating func nextSequence() -> Int {
@@ -318,8 +372,15 @@ struct CalendarStore: Sendable {
         return max(0, count)
     }
 
-    /// Invalidates sync tokens and delta links of one user, or of all.
-    mutating func invalidateTokens(of username: String?) {
+    /// Invalidates sync tokens and delta links of one user, or of all; with a calendar, of that calendar alone.
+    mutating func invalidateTokens(of username: String?, calendar calendarID: String? = nil) throws {
+        if let calendarID {
+            guard let username, let calendar = self.calendar(calendarID, of: username) else {
+                throw Failure("Unknown calendar \(calendarID)\(username.map { " of \($0)" } ?? "").")
+            }
+            self.calendarGenerations[Self.key(username, calendar.id), default: 0] += 1
+            return
+        }
         let usernames = username.map { [$0] } ?? Array(self.calendars.keys)
         for name in usernames {
             self.generations[name, default: 0] += 1

@@ -24,6 +24,7 @@ enum CalendarToken {
     /// Graph delta state, in `$skiptoken` (a page of a round) and `$deltatoken` (the next round).
     struct GraphDelta: Equatable {
         var username: String
+        var calendarID: String
         var generation: Int
         var start: Int
         var end: Int
@@ -84,7 +85,7 @@ enum CalendarToken {
         self.encode(
             kind,
             [
-                delta.username, String(delta.generation), String(delta.start), String(delta.end),
+                delta.username, delta.calendarID, String(delta.generation), String(delta.start), String(delta.end),
                 delta.since.map(String.init) ?? "", String(delta.snapshot), String(delta.offset),
                 String(delta.pageSize),
             ]
@@ -92,15 +93,16 @@ enum CalendarToken {
     }
 
     static func graphDelta(_ token: String, kind: String) -> GraphDelta? {
-        guard let f = self.decode(token, kind: kind, count: 8), let generation = Int(f[1]), let start = Int(f[2]),
-            let end = Int(f[3]), let snapshot = Int(f[5]), let offset = Int(f[6]), let pageSize = Int(f[7])
+        guard let f = self.decode(token, kind: kind, count: 9), let generation = Int(f[2]), let start = Int(f[3]),
+            let end = Int(f[4]), let snapshot = Int(f[6]), let offset = Int(f[7]), let pageSize = Int(f[8])
         else { return nil }
         return GraphDelta(
             username: f[0],
+            calendarID: f[1],
             generation: generation,
             start: start,
             end: end,
-            since: Int(f[4]),
+            since: Int(f[5]),
             snapshot: snapshot,
             offset: offset,
             pageSize: pageSize

@@ -84,7 +84,34 @@ extension DevProvider.Admin {
     /// Invalidates the Google sync tokens and Graph delta and skip tokens of one user (or of all):
     /// the next incremental request answers `410 Gone`.
     public func invalidateCalendarSyncTokens(ofUser username: String? = nil) async {
-        await self.state.invalidateCalendarTokens(username: username)
+        try? await self.state.invalidateCalendarTokens(username: username)
+    }
+
+    /// Invalidates the Google sync tokens and Graph delta and skip tokens of one calendar of a user: the
+    /// next incremental request of that calendar answers `410 Gone` (Google `fullSyncRequired`, Graph
+    /// `syncStateNotFound`); the user's other calendars keep theirs.
+    ///
+    /// - Throws: If the user has no such calendar.
+    public func invalidateCalendarSyncTokens(ofUser username: String, calendar calendarID: String) async throws {
+        try await self.state.invalidateCalendarTokens(username: username, calendarID: calendarID)
+    }
+
+    /// Removes a secondary calendar, with its events, from a user's list, as when it is deleted or the
+    /// user unsubscribes: neither API lists it any more; Google answers `410 Gone` (`deleted`) for its
+    /// events and Graph `404 ErrorItemNotFound`.
+    ///
+    /// - Throws: If the user has no such secondary calendar.
+    public func removeCalendar(_ calendarID: String, user username: String) async throws {
+        try await self.state.removeCalendar(calendarID, username: username)
+    }
+
+    /// Ends the sharing of a calendar shared with a user (see ``addCalendar(named:user:timeZone:sharedBy:canEdit:selected:)``):
+    /// Google's calendar list leaves it out and its events answer `404 notFound`; Graph still lists it
+    /// (a shared calendar stays in the list) and answers `403 ErrorAccessDenied` for its events.
+    ///
+    /// - Throws: If no such calendar is shared with the user.
+    public func unshareCalendar(_ calendarID: String, user username: String) async throws {
+        try await self.state.unshareCalendar(calendarID, username: username)
     }
 
     /// Restores the seeded calendars, relative to `epoch` (default: Monday 00:00 UTC of the current

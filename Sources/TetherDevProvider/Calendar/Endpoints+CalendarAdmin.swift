@@ -77,6 +77,28 @@ extension Endpoints {
 
     private struct AdminUser: Decodable {
         let username: String?
+        let calendar: String?
+    }
+
+    private struct AdminCalendar: Decodable {
+        let username: String
+        let name: String
+        let timeZone: String?
+        let sharedBy: String?
+        let canEdit: Bool?
+        let selected: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case username, name, selected
+            case timeZone = "time_zone"
+            case sharedBy = "shared_by"
+            case canEdit = "can_edit"
+        }
+    }
+
+    private struct AdminCalendarChange: Decodable {
+        let username: String
+        let calendar: String
     }
 
     private struct AdminEpoch: Decodable {
@@ -109,6 +131,10 @@ extension Endpoints {
                             "name": .string(calendar.name),
                             "timeZone": .string(calendar.timeZone),
                             "primary": .bool(calendar.isPrimary),
+                            "selected": .bool(calendar.isSelected),
+                            "canEdit": .bool(calendar.canEdit),
+                            "sharedBy": calendar.sharedBy.map(JSONOutput.string) ?? .null,
+                            "unshared": .bool(calendar.isUnshared),
                             "events": .int(store.storedEvents(in: calendar).filter { !$0.isDeleted }.count),
                         ]
                     }
@@ -214,8 +240,54 @@ extension Endpoints {
         }
         admin.post("calendar/invalidate-sync") { request, _ in
             let body = try await self.jsonBody(AdminUser.self, from: request)
-            await api.invalidateCalendarSyncTokens(ofUser: body.username)
-            return HTTPResponses.json(["invalidated": .string(body.username ?? "*")])
+            guard let calendar = body.calendar else {
+                await api.invalidateCalendarSyncTokens(ofUser: body.username)
+                return HTTPResponses.json(["invalidated": .string(body.username ?? "*")])
+            }
+            guard let username = body.username else { throw Self.adminFailure("calendar needs username.") }
+            do {
+                try await api.invalidateCalendarSyncTokens(ofUser: username, calendar: calendar)
+            } catch {
+                throw Self.adminFailure("Unknown calendar.", status: .notFound)
+            }
+            return HTTPResponses.json(["invalidated": .string(username), "calendar": .string(calendar)])
+        }
+        admin.post("calendar/calendars") { request, _ in
+            let body = try await self.jsonBody(AdminCalendar.self, from: request)
+            if let zone = body.timeZone, TimeZone(identifier: zone) == nil {
+                throw Self.adminFailure("time_zone must be an IANA time zone.")
+            }
+            // Every configured user has a primary calendar.
+            guard await self.state.calendarStore.calendar("primary", of: body.username) != nil else {
+                throw Self.adminFailure("Unknown user.", status: .notFound)
+            }
+            let id = await api.addCalendar(
+                named: body.name,
+                user: body.username,
+                timeZone: body.timeZone ?? "UTC",
+                sharedBy: body.sharedBy,
+                canEdit: body.canEdit ?? true,
+                selected: body.selected ?? true
+            )
+            return HTTPResponses.json(["id": .string(id), "name": .string(body.name)], status: .created)
+        }
+        admin.post("calendar/calendars/remove") { request, _ in
+            let body = try await self.jsonBody(AdminCalendarChange.self, from: request)
+            do {
+                try await api.removeCalendar(body.calendar, user: body.username)
+            } catch {
+                throw Self.adminFailure("\(error)", status: .notFound)
+            }
+            return HTTPResponses.json(["removed": .string(body.calendar)])
+        }
+        admin.post("calendar/calendars/unshare") { request, _ in
+            let body = try await self.jsonBody(AdminCalendarChange.self, from: request)
+            do {
+                try await api.unshareCalendar(body.calendar, user: body.username)
+            } catch {
+                throw Self.adminFailure("\(error)", status: .notFound)
+            }
+            return HTTPResponses.json(["unshared": .string(body.calendar)])
         }
         admin.post("calendar/reset") { request, _ in
             let body = try await self.jsonBody(AdminEpoch.self, from: request)

@@ -26,7 +26,8 @@ extension Endpoints {
         let caller = try await self.googleCalendarCaller(request, scopes: CalendarScopes.googleCalendarList)
         let query = FormData(request.uri.query)
         let store = await self.state.calendarStore
-        let calendars = store.calendars(of: caller.username)
+        // A calendar no longer shared with the user leaves the list.
+        let calendars = store.calendars(of: caller.username).filter { !$0.isUnshared }
         let maxResults = try Self.googleMaxResults(query, default: 100, limit: 250)
         var offset = 0
         if let pageToken = query["pageToken"] {
@@ -52,7 +53,6 @@ extension Endpoints {
     static func googleCalendarEntry(_ calendar: StoredCalendar) -> JSONOutput {
         let reminders: JSONOutput = calendar.canEdit ? [["method": "popup", "minutes": 10]] : []
         let colorID: JSONOutput = calendar.isPrimary ? "14" : "1"
-        let accessRole: JSONOutput = calendar.canEdit ? "owner" : "reader"
         var entry: [String: JSONOutput] = [
             "kind": "calendar#calendarListEntry",
             "etag": .string("\"\(CalendarStore.makeID(calendar.id).prefix(16))\""),
@@ -62,10 +62,13 @@ extension Endpoints {
             "colorId": colorID,
             "backgroundColor": .string(calendar.color),
             "foregroundColor": "#000000",
-            "selected": true,
-            "accessRole": accessRole,
+            "accessRole": .string(calendar.accessRole),
             "defaultReminders": reminders,
         ]
+        // Both flags are left out when false ("Optional. The default is False.").
+        if calendar.isSelected {
+            entry["selected"] = true
+        }
         if calendar.isPrimary {
             entry["primary"] = true
         }
@@ -95,8 +98,10 @@ extension Endpoints {
         let caller = try await self.googleCalendarCaller(request, scopes: CalendarScopes.googleEvents)
         let query = FormData(request.uri.query)
         let store = await self.state.calendarStore
-        guard let calendar = store.calendar(calendarID, of: caller.username) else {
-            throw CalendarAPIError.googleNotFound
+        guard let calendar = store.calendar(calendarID, of: caller.username), !calendar.isUnshared else {
+            // A deleted calendar is gone; one never seen, or no longer shared, is not found.
+            throw store.wasRemoved(calendarID, of: caller.username)
+                ? CalendarAPIError.googleDeleted : CalendarAPIError.googleNotFound
         }
         let singleEvents = try Self.googleBool(query, "singleEvents") ?? false
         let showDeleted = try Self.googleBool(query, "showDeleted")
@@ -137,7 +142,8 @@ extension Endpoints {
                 )
             }
             guard let token = CalendarToken.googleSync(syncToken), token.username == caller.username,
-                token.calendarID == calendar.id, token.generation == store.generation(of: caller.username),
+                token.calendarID == calendar.id,
+                token.generation == store.generation(of: caller.username, calendar: calendar.id),
                 token.sequence <= store.sequence
             else {
                 throw CalendarAPIError.googleFullSyncRequired
@@ -166,7 +172,6 @@ extension Endpoints {
             orderBy: orderBy
         )
         let page = items.dropFirst(offset).prefix(maxResults)
-        let accessRole: JSONOutput = calendar.canEdit ? "owner" : "reader"
         var body: [String: JSONOutput] = [
             "kind": "calendar#events",
             "etag": .string("\"\(snapshot)\""),
@@ -174,7 +179,7 @@ extension Endpoints {
             "description": "",
             "updated": .string(CalendarTime.rfc3339Milliseconds(store.epoch)),
             "timeZone": .string(calendar.timeZone),
-            "accessRole": accessRole,
+            "accessRole": .string(calendar.accessRole),
             "defaultReminders": [],
             "items": .array(page.map(\.json)),
         ]
@@ -185,7 +190,7 @@ extension Endpoints {
             let sync = CalendarToken.GoogleSync(
                 username: caller.username,
                 calendarID: calendar.id,
-                generation: store.generation(of: caller.username),
+                generation: store.generation(of: caller.username, calendar: calendar.id),
                 sequence: snapshot,
                 singleEvents: singleEvents
             )

@@ -21,7 +21,11 @@ extension Endpoints {
         api.get("calendars/:calendarId/calendarView") { request, context in
             try await self.graphCalendarView(request, calendarID: Self.pathParameter(context, "calendarId"))
         }
-        api.get("calendarView/delta") { request, _ in try await self.graphDelta(request) }
+        api.get("calendarView/delta") { request, _ in try await self.graphDelta(request, calendarID: nil) }
+        api.get("calendar/calendarView/delta") { request, _ in try await self.graphDelta(request, calendarID: nil) }
+        api.get("calendars/:calendarId/calendarView/delta") { request, context in
+            try await self.graphDelta(request, calendarID: Self.pathParameter(context, "calendarId"))
+        }
     }
 
     /// The `Prefer` preferences of a request (RFC 7240), which may be repeated or comma-separated.
@@ -122,14 +126,17 @@ extension Endpoints {
                         "hexColor": .string(calendar.color),
                         "isDefaultCalendar": .bool(calendar.isPrimary),
                         "changeKey": .string(String(CalendarStore.makeID(calendar.id, "key").prefix(16))),
-                        "canShare": .bool(calendar.canEdit),
-                        "canViewPrivateItems": true,
+                        // Only the calendar's creator may share it; a shared one names its sharer as owner.
+                        "canShare": .bool(calendar.canEdit && calendar.sharedBy == nil),
+                        "canViewPrivateItems": .bool(calendar.sharedBy == nil),
                         "canEdit": .bool(calendar.canEdit),
                         "allowedOnlineMeetingProviders": [],
                         "defaultOnlineMeetingProvider": "none",
                         "isTallyingResponses": false,
                         "isRemovable": .bool(!calendar.isPrimary),
-                        "owner": ["name": .string(caller.name), "address": .string(caller.email)],
+                        "owner": calendar.sharedBy.map { sharer -> JSONOutput in
+                            ["name": .string(sharer), "address": .string(sharer)]
+                        } ?? ["name": .string(caller.name), "address": .string(caller.email)],
                     ]
                 }
             ),
@@ -190,9 +197,7 @@ extension Endpoints {
         let pageSize = try Self.graphPageSize(query, preferences, now: now)
         let skip = try Self.graphSkip(query, now: now)
         let store = await self.state.calendarStore
-        guard let calendar = store.calendar(calendarID ?? "primary", of: caller.username) else {
-            throw CalendarAPIError.graphNotFound(now: now)
-        }
+        let calendar = try Self.graphReadable(store, calendarID ?? "primary", of: caller.username, now: now)
         let instances = Self.graphInstances(store: store, calendar: calendar, start: start, end: end)
         let page = instances.dropFirst(skip).prefix(pageSize)
         let path = request.uri.path
@@ -216,27 +221,42 @@ extension Endpoints {
         return HTTPResponses.json(.object(body), headers: preferences.headers)
     }
 
-    /// `GET /v1.0/me/calendarView/delta`: the first round with `startDateTime`/`endDateTime`, then
-    /// `$skiptoken` pages, ending with `@odata.deltaLink` (`$deltatoken`) for the next round.
-    func graphDelta(_ request: Request) async throws -> Response {
+    /// A calendar the user may read: unknown or removed is `404 ErrorItemNotFound`, no longer shared
+    /// `403 ErrorAccessDenied` (the list still has it).
+    static func graphReadable(
+        _ store: CalendarStore,
+        _ calendarID: String,
+        of username: String,
+        now: Date
+    ) throws -> StoredCalendar {
+        guard let calendar = store.calendar(calendarID, of: username) else {
+            throw CalendarAPIError.graphNotFound(now: now)
+        }
+        guard !calendar.isUnshared else { throw CalendarAPIError.graphAccessDenied(now: now) }
+        return calendar
+    }
+
+    /// `GET /v1.0/me/calendarView/delta` (the default calendar) and
+    /// `/v1.0/me/calendars/{id}/calendarView/delta`: the first round with `startDateTime`/`endDateTime`,
+    /// then `$skiptoken` pages, ending with `@odata.deltaLink` (`$deltatoken`) for the next round. Each
+    /// calendar has its own rounds; a token of one calendar is refused by another.
+    func graphDelta(_ request: Request, calendarID: String?) async throws -> Response {
         let caller = try await self.graphCalendarCaller(request)
         let now = self.configuration.now()
         let query = FormData(request.uri.query)
         let preferences = GraphPreferences(request)
         let store = await self.state.calendarStore
-        guard let calendar = store.calendar("primary", of: caller.username) else {
-            throw CalendarAPIError.graphNotFound(now: now)
-        }
-        let generation = store.generation(of: caller.username)
+        let calendar = try Self.graphReadable(store, calendarID ?? "primary", of: caller.username, now: now)
+        let generation = store.generation(of: caller.username, calendar: calendar.id)
         let pageSize = preferences.maxPageSize ?? Self.graphDefaultPageSize
-        let base = caller.issuer + "/v1.0/me/calendarView/delta"
+        let base = caller.issuer + request.uri.path
 
         var state: CalendarToken.GraphDelta
         if let tokenText = query["$skiptoken"] ?? query["$deltatoken"] {
             let kind = query["$skiptoken"] != nil ? CalendarToken.skipKind : CalendarToken.deltaKind
             let decoded = CalendarToken.graphDelta(tokenText, kind: kind)
-            guard let token = decoded, token.username == caller.username, token.generation == generation,
-                token.snapshot <= store.sequence
+            guard let token = decoded, token.username == caller.username, token.calendarID == calendar.id,
+                token.generation == generation, token.snapshot <= store.sequence
             else {
                 let restart = decoded.map { token in
                     FormData.append(
@@ -264,6 +284,7 @@ extension Endpoints {
             let (start, end) = try Self.graphWindow(query, now: now)
             state = CalendarToken.GraphDelta(
                 username: caller.username,
+                calendarID: calendar.id,
                 generation: generation,
                 start: Int(start.timeIntervalSince1970.rounded(.down)),
                 end: Int(end.timeIntervalSince1970.rounded(.up)),

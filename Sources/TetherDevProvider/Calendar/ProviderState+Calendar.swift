@@ -41,8 +41,16 @@ extension ProviderState {
         )
     }
 
-    func invalidateCalendarTokens(username: String?) {
-        self.calendarStore.invalidateTokens(of: username)
+    func invalidateCalendarTokens(username: String?, calendarID: String? = nil) throws {
+        try self.calendarStore.invalidateTokens(of: username, calendar: calendarID)
+    }
+
+    func removeCalendar(_ calendarID: String, username: String) throws {
+        try self.calendarStore.removeCalendar(calendarID, of: username)
+    }
+
+    func unshareCalendar(_ calendarID: String, username: String) throws {
+        try self.calendarStore.unshareCalendar(calendarID, of: username)
     }
 
     func resetCalendars(epoch: Date?) {
