@@ -18,6 +18,7 @@ struct CalendarCommand: AsyncParsableCommand {
             """,
         subcommands: [
             CalendarSourcesCommand.self, CalendarEventsCommand.self, FlightsCommand.self, CalendarSyncCommand.self,
+            CalendarTripsCommand.self,
         ]
     )
 }
