@@ -25,7 +25,7 @@ struct CalendarCommand: AsyncParsableCommand {
             """,
         subcommands: [
             CalendarSourcesCommand.self, CalendarEventsCommand.self, FlightsCommand.self, CalendarSyncCommand.self,
-            CalendarCalendarsCommand.self, CalendarSelectCommand.self,
+            CalendarCalendarsCommand.self, CalendarSelectCommand.self, CalendarTripsCommand.self,
         ]
     )
 }
