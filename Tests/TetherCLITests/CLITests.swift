@@ -289,6 +289,9 @@ struct CLITests {
         #expect(demo.stdout.contains("from ada-google (Google Calendar API)"))
         #expect(demo.stdout.contains("grace-outlook needs sign-in and shows"))
         #expect(demo.stdout.contains("ada-google loads fresh"))
+        // A second calendar chosen, and the trip its flight completes.
+        #expect(demo.stdout.contains("Travel"))
+        #expect(demo.stdout.contains("FRA → HND → FRA, legs LH716, NH223"))
     }
 
     func send(_ method: HTTPRequest.Method, _ url: URL, bearer: String) async throws -> (status: Int, body: Data) {

@@ -7,7 +7,7 @@ import TetherOAuth
 extension DemoRun {
     /// Two calendar sources on the provider's own calendar APIs; one grant revoked while the other keeps loading.
     func calendarStep(_ configuration: ProviderConfiguration) -> Step {
-        Step(title: "Two calendar sources; one is revoked while the other keeps loading") {
+        Step(title: "Two calendar sources, a second calendar chosen, a trip; one is revoked, the other keeps loading") {
             try await signInCalendar("ada-google", user: ("ada", "lovelace"), api: .google, configuration)
             try await signInCalendar("grace-outlook", user: ("grace", "hopper"), api: .microsoft, configuration)
             let epoch = await provider.admin.calendarEpoch()
@@ -23,6 +23,8 @@ extension DemoRun {
                 "`tether calendar events`: \(first.count("ada-google")) events from ada-google (Google Calendar API), "
                     + "\(first.count("grace-outlook")) from grace-outlook (Microsoft Graph), both fresh"
             )
+
+            try await chooseSecondCalendarAndShowTrip(window: window, epoch: epoch)
 
             await provider.admin.revokeGrants(ofUser: "grace")
             let second = try CalendarEvents(
@@ -40,6 +42,49 @@ extension DemoRun {
             let sources = try await cli(["calendar", "sources"], expecting: 0)
             for line in sources.stdout.split(separator: "\n") { timeline.say("  " + line) }
         }
+    }
+
+    /// Gives grace a second calendar, "Travel", with her flight home from Tokyo: Microsoft Graph reads the default
+    /// calendar only, until `tether calendar select --all`; then `tether calendar trips` joins the flight out (in her
+    /// default calendar) and the flight home into one trip.
+    func chooseSecondCalendarAndShowTrip(window: [String], epoch: Date) async throws {
+        let travel = await provider.admin.addCalendar(named: "Travel", user: "grace", timeZone: "Asia/Tokyo")
+        try await provider.admin.addCalendarEvent(
+            DevProvider.CalendarEvent(
+                summary: "NH 223 Tokyo Haneda → Frankfurt",
+                description:
+                    "ANA booking reference 7QWX2K\nDeparture: Tokyo Haneda (HND) 11:00\nArrival: Frankfurt (FRA) 16:55",
+                start: .dateTime(epoch + 16 * 86_400 + 2 * 3600, timeZone: "Asia/Tokyo"),
+                end: .dateTime(epoch + 16 * 86_400 + 15 * 3600 + 55 * 60, timeZone: "Europe/Berlin")
+            ),
+            user: "grace",
+            calendar: travel
+        )
+        let calendars = try await cli(["calendar", "calendars", "grace-outlook", "--json"], expecting: 0)
+        let listed = try JSONSerialization.jsonObject(with: Data(calendars.stdout.utf8)) as? [[String: Any]] ?? []
+        let names = listed.compactMap { $0["name"] as? String }
+        try check(names.contains("Travel"), "grace's calendars are \(names)")
+        timeline.say(
+            "`tether calendar calendars grace-outlook`: \(names.joined(separator: ", ")); Graph reads the default one"
+        )
+        _ = try await cli(["calendar", "select", "grace-outlook", "--all"], expecting: 0)
+        let trips = try await cli(
+            ["calendar", "trips", "--json", "--home-zone", "Europe/Berlin", "--home-airport", "FRA"] + window,
+            expecting: 0
+        )
+        let document = try JSONSerialization.jsonObject(with: Data(trips.stdout.utf8)) as? [String: Any]
+        let trip = (document?["trips"] as? [[String: Any]])?.first
+        let legs = (trip?["legs"] as? [[String: Any]])?.compactMap { $0["flightNumber"] as? String } ?? []
+        try check(legs.contains("LH716") && legs.contains("NH223"), "the trip's legs are \(legs)")
+        timeline.say(
+            "`tether calendar select grace-outlook --all`, then `tether calendar trips`: FRA → HND → FRA, "
+                + "legs \(legs.joined(separator: ", ")), \(trip?["nightsAway"] as? Int ?? 0) nights away"
+        )
+        let text = try await cli(
+            ["calendar", "trips", "--home-zone", "Europe/Berlin", "--home-airport", "FRA"] + window,
+            expecting: 0
+        )
+        for line in text.stdout.split(separator: "\n").prefix(8) { timeline.say("  " + line) }
     }
 
     /// Signs `name` in through the provider's page with the calendar scope of `api`, and saves it as a calendar

@@ -70,6 +70,22 @@ extension Itinerary.Leg {
     /// This is the one place that reads a ``FlightDetection``: a detection that names several legs of one
     /// journey maps each here.
     static func legs(of event: CalendarEvent, detection: FlightDetection) -> [Itinerary.Leg] {
+        // A booking of several flights (an agency's itinerary, a connection): every leg whose times the text gives.
+        let booked = detection.legs.compactMap { leg -> Itinerary.Leg? in
+            guard let from = leg.departureAirport, let to = leg.arrivalAirport, let departure = leg.departure,
+                let arrival = leg.arrival
+            else { return nil }
+            return makeLeg(
+                flightNumber: leg.flightNumber,
+                airline: leg.airline,
+                from: from,
+                to: to,
+                departure: departure,
+                arrival: arrival,
+                event: event
+            )
+        }
+        if booked.count > 1 { return booked }
         guard let from = detection.departureAirport, let to = detection.arrivalAirport,
             let departure = detection.departure, let arrival = detection.arrival,
             let leg = makeLeg(

@@ -568,4 +568,37 @@ struct ItineraryTests {
         #expect(trip.events.map(\.event.title) == ["Weekly call"])
         #expect(trip.events.first?.timeZone.identifier == "Asia/Tokyo")
     }
+
+    @Test func anAgencysItineraryInOneEventGivesEveryLeg() throws {
+        let losAngeles = try zone("America/Los_Angeles")
+        let booking = CalendarEvent(
+            id: "booking",
+            source: "google",
+            calendarID: "primary",
+            title: "Trip to Vienna",
+            timing: .timed(
+                start: try moment("2027-03-14T15:40:00-07:00"),
+                end: try moment("2027-03-20T12:55:00-07:00")
+            ),
+            timeZone: losAngeles,
+            notes: """
+                RP/MUC1S2100/MUC1S2100            AA/SU  14FEB27/0932Z   5LQW8T
+                  1.HOFMANN/KATRIN MRS
+                  2  LH 455 Y 14MAR 7 SFOFRA HK1  1540  1125+1
+                  3  LH1234 Y 15MAR 1 FRAVIE HK1  1300  1420
+                  4  LH1235 Y 20MAR 6 VIEFRA HK1  0700  0815
+                  5  LH 454 Y 20MAR 6 FRASFO HK1  1000  1255
+                """
+        )
+        let window = DateInterval(
+            start: try moment("2027-03-10T00:00:00-07:00"),
+            end: try moment("2027-03-25T00:00:00-07:00")
+        )
+        let itinerary = Itinerary(events: [booking], window: window, home: Itinerary.Home(timeZone: losAngeles))
+        #expect(itinerary.legs.map(\.flightNumber) == ["LH455", "LH1234", "LH1235", "LH454"])
+        let trip = try #require(itinerary.trips.first)
+        #expect(itinerary.trips.count == 1)
+        #expect(trip.destination.airport.iataCode == "VIE")
+        #expect(trip.nightsAway == 6)
+    }
 }
