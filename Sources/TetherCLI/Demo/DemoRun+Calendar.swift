@@ -14,6 +14,7 @@ extension DemoRun {
             let formatter = ISO8601DateFormatter()
             let window = ["--from", formatter.string(from: epoch), "--to", formatter.string(from: epoch + 17 * 86_400)]
 
+            try await chooseSecondCalendarAndShowTrip(window: window, epoch: epoch)
             let first = try CalendarEvents(try await cli(["calendar", "events", "--json"] + window, expecting: 0))
             for name in ["ada-google", "grace-outlook"] {
                 try check(first.count(name) > 0, "no events from \(name)")
@@ -23,8 +24,6 @@ extension DemoRun {
                 "`tether calendar events`: \(first.count("ada-google")) events from ada-google (Google Calendar API), "
                     + "\(first.count("grace-outlook")) from grace-outlook (Microsoft Graph), both fresh"
             )
-
-            try await chooseSecondCalendarAndShowTrip(window: window, epoch: epoch)
 
             await provider.admin.revokeGrants(ofUser: "grace")
             let second = try CalendarEvents(
@@ -73,8 +72,12 @@ extension DemoRun {
             expecting: 0
         )
         let document = try JSONSerialization.jsonObject(with: Data(trips.stdout.utf8)) as? [String: Any]
-        let trip = (document?["trips"] as? [[String: Any]])?.first
-        let legs = (trip?["legs"] as? [[String: Any]])?.compactMap { $0["flightNumber"] as? String } ?? []
+        // Both users' sources are read: the trip home to Frankfurt is grace's.
+        func legs(_ trip: [String: Any]) -> [String] {
+            (trip["legs"] as? [[String: Any]])?.compactMap { $0["flightNumber"] as? String } ?? []
+        }
+        let trip = (document?["trips"] as? [[String: Any]])?.first { legs($0).contains("NH223") }
+        let legs = trip.map(legs) ?? []
         try check(legs.contains("LH716") && legs.contains("NH223"), "the trip's legs are \(legs)")
         timeline.say(
             "`tether calendar select grace-outlook --all`, then `tether calendar trips`: FRA → HND → FRA, "
@@ -84,7 +87,11 @@ extension DemoRun {
             ["calendar", "trips", "--home-zone", "Europe/Berlin", "--home-airport", "FRA"] + window,
             expecting: 0
         )
-        for line in text.stdout.split(separator: "\n").prefix(8) { timeline.say("  " + line) }
+        let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        if let start = lines.firstIndex(where: { $0.contains("LH716") }) {
+            let block = lines[..<start].lastIndex(where: \.isEmpty).map { $0 + 1 } ?? 0
+            for line in lines[block...].prefix(while: { !$0.isEmpty }) { timeline.say("  " + line) }
+        }
     }
 
     /// Signs `name` in through the provider's page with the calendar scope of `api`, and saves it as a calendar
