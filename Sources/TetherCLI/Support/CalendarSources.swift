@@ -235,7 +235,8 @@ struct CalendarSources: Sendable {
         }
     }
 
-    /// One line on standard error per source that did not load fresh: what happened and what is shown instead.
+    /// One line on standard error per source that did not load fresh — what happened and what is shown instead —
+    /// and per chosen calendar that is gone from a source that did.
     func reportProblems(_ rows: [CalendarSourceRow]) {
         let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
         for row in rows where row.served == .fresh {
@@ -277,7 +278,6 @@ extension CalendarSources {
         case "access-denied": "may not read calendars"
         case "api-error": "failed"
         case "storage-unavailable": "cannot read its credentials"
-        case CalendarSourceRow.calendarsUnavailable: "lost calendars"
         default: "is \(state)"
         }
     }
