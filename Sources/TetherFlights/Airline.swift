@@ -12,13 +12,22 @@ public struct Airline: Sendable, Hashable, Codable {
     /// reports them as written, never as their successor.
     public var lastYearFlown: Int?
 
+    /// Creates an airline that flies today from its designator and name.
+    ///
+    /// - Parameters:
+    ///   - iataCode: The IATA airline designator.
+    ///   - name: The airline's name.
+    public init(iataCode: String, name: String) {
+        self.init(iataCode: iataCode, name: name, lastYearFlown: nil)
+    }
+
     /// Creates an airline from its designator and name.
     ///
     /// - Parameters:
     ///   - iataCode: The IATA airline designator.
     ///   - name: The airline's name.
     ///   - lastYearFlown: The last year a carrier that no longer flies did; `nil` for one that flies today.
-    public init(iataCode: String, name: String, lastYearFlown: Int? = nil) {
+    public init(iataCode: String, name: String, lastYearFlown: Int?) {
         self.iataCode = iataCode
         self.name = name
         self.lastYearFlown = lastYearFlown

@@ -36,6 +36,38 @@ public struct FlightDetection: Sendable, Hashable {
     ///   - arrivalAirport: The arrival airport or city.
     ///   - departure: The departure time.
     ///   - arrival: The arrival time.
+    public init(
+        isFlight: Bool,
+        confidence: Double,
+        airline: Airline? = nil,
+        flightNumber: String? = nil,
+        departureAirport: Airport? = nil,
+        arrivalAirport: Airport? = nil,
+        departure: Date? = nil,
+        arrival: Date? = nil
+    ) {
+        self.isFlight = isFlight
+        self.confidence = confidence
+        self.airline = airline
+        self.flightNumber = flightNumber
+        self.departureAirport = departureAirport
+        self.arrivalAirport = arrivalAirport
+        self.departure = departure
+        self.arrival = arrival
+        self.legs = []
+    }
+
+    /// Creates a detection of a booking of several flights.
+    ///
+    /// - Parameters:
+    ///   - isFlight: Whether the event is a flight.
+    ///   - confidence: How sure the detection is, from 0 to 1.
+    ///   - airline: The airline.
+    ///   - flightNumber: The flight number, such as `UA857`.
+    ///   - departureAirport: The departure airport or city.
+    ///   - arrivalAirport: The arrival airport or city.
+    ///   - departure: The departure time.
+    ///   - arrival: The arrival time.
     ///   - legs: Every flight of a booking that lists more than one.
     public init(
         isFlight: Bool,
@@ -45,8 +77,8 @@ public struct FlightDetection: Sendable, Hashable {
         departureAirport: Airport? = nil,
         arrivalAirport: Airport? = nil,
         departure: Date? = nil,
-        arrival: Date? = nil,
-        legs: [FlightLeg] = []
+        arrival: Date?,
+        legs: [FlightLeg]
     ) {
         self.isFlight = isFlight
         self.confidence = confidence
