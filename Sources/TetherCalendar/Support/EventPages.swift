@@ -37,6 +37,25 @@ extension CalendarEventBatch {
         batch.add(page: map(decoded))
         return batch
     }
+
+    /// Reads one events page with a ``JSONScanner`` and maps it, as the clients do.
+    /// - Throws: ``CalendarError/decoding`` when the data is not a `Page`.
+    static func decoding<Page: ScannedJSON>(
+        _ data: Data,
+        as page: Page.Type,
+        notAPage message: String,
+        map: (Page) -> ([CalendarPageItem], [SkippedEvent])
+    ) throws -> CalendarEventBatch {
+        let decoded: Page
+        do {
+            decoded = try Page(scanning: data)
+        } catch {
+            throw CalendarError.decoding.with(message: message, cause: error)
+        }
+        var batch = CalendarEventBatch.empty
+        batch.add(page: map(decoded))
+        return batch
+    }
 }
 
 extension CalendarChanges {
