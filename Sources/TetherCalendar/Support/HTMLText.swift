@@ -13,13 +13,20 @@ enum HTMLText {
         return text.contains("&") && text.contains(";") && plainText(text) != text
     }
 
-    /// Elements whose start and end separate lines.
-    private static let blockElements: Set<String> = [
-        "p", "div", "br", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
-        "pre", "hr", "section", "article", "header", "footer", "title",
-    ]
-    /// Elements whose content is not text.
-    private static let hiddenElements: Set<String> = ["script", "style", "head"]
+    /// Whether the element's start and end separate lines.
+    private static func isBlock(_ name: String) -> Bool {
+        switch name {
+        case "p", "div", "br", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+            "pre", "hr", "section", "article", "header", "footer", "title":
+            true
+        default: false
+        }
+    }
+
+    /// Whether the element's content is not text.
+    private static func isHidden(_ name: String) -> Bool {
+        name == "script" || name == "style" || name == "head"
+    }
 
     static func plainText(_ html: String) -> String {
         // UTF-8 out; the text's scalars in. Tags of ASCII (all of them, in practice) are read in place; another is
@@ -46,7 +53,9 @@ enum HTMLText {
             }
         }
 
-        let scalars = Array(html.unicodeScalars)
+        var scalars: [Unicode.Scalar] = []
+        scalars.reserveCapacity(html.utf8.count)
+        scalars.append(contentsOf: html.unicodeScalars)
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
@@ -68,7 +77,7 @@ enum HTMLText {
                     if tag.isEnd, name == hidden { hiddenUntil = nil }
                     continue
                 }
-                if !tag.isEnd, hiddenElements.contains(name), !tag.isSelfClosing {
+                if !tag.isEnd, isHidden(name), !tag.isSelfClosing {
                     hiddenUntil = name
                     continue
                 }
@@ -77,7 +86,7 @@ enum HTMLText {
                     pendingBreaks += 1
                 } else if name == "p" || name == "div" || name.first == "h" && name.count == 2 {
                     if !output.isEmpty { pendingBreaks = max(pendingBreaks, tag.isEnd ? 2 : 1) }
-                } else if blockElements.contains(name) {
+                } else if isBlock(name) {
                     if !output.isEmpty { pendingBreaks = max(pendingBreaks, 1) }
                 } else if name == "td" || name == "th" {
                     if tag.isEnd { pendingSpace = true }
