@@ -11,8 +11,8 @@ What it does, in a temporary TETHER_HOME (removed at the end):
 2. signs in with `tether login dev --device --calendar google --calendar-api STAND-IN` (tokens live a day, so no run
    refreshes);
 3. times whole processes, each --runs times (median, p90, fastest): the Python loop; `tether --version`; full syncs
-   (cache removed before each); incremental syncs with no change; `tether calendar events` with the stand-in
-   stopped (a refused connection on 127.0.0.1), which must fall back to the cache;
+   (cache removed before each); incremental syncs with no change and with one; `tether calendar events` with the
+   stand-in stopped (a refused connection on 127.0.0.1), which must fall back to the cache;
 4. prints a Markdown table, and checks every run's output (5,000 events over the whole window).
 
 Needs only the Python standard library.
@@ -186,6 +186,16 @@ def main():
         )
         measure("incremental sync, no change, 14 days (`calendar sync`)", [tether, "calendar", "sync", "--json"])
         measure("incremental sync, no change, one-week table", week)
+        answers = server.RequestHandlerClass.answers
+        rounds = iter(range(1_000_000))
+        measure(
+            "incremental sync, one event changed, whole window",
+            sync_all,
+            before=lambda: calendar_standin.change_one(answers, next(rounds)),
+            check=lambda result: check_sync(result, arguments.events),
+        )
+        answers["unchanged"] = calendar_standin.changes_page([])
+        timed(sync_all, environment)
         measure(
             "incremental sync, no change, whole window listed as JSON",
             [tether, "calendar", "events", "--json"] + whole,

@@ -8,7 +8,8 @@ Prints the API's base URL (`http://127.0.0.1:PORT/calendar/v3`) on its first lin
 - `GET /calendar/v3/users/me/calendarList`: one primary calendar;
 - `GET /calendar/v3/calendars/primary/events` without `syncToken`: the events in pages of `--page-size` (the page
   number is the page token), the last page with `nextSyncToken`;
-- the same with `syncToken`: an empty page of changes (nothing changed) with the same `nextSyncToken`.
+- the same with `syncToken`: an empty page of changes (nothing changed) with the same `nextSyncToken`, or, after
+  `change_one`, a page with one changed event.
 
 Every page is built once, before the server starts, from events shaped like Google's (attendees, an HTML
 description, conference data, reminders; about 2 KB each), starting today at 00:00 UTC, 5,000 of them over about
@@ -179,13 +180,25 @@ def build_pages(count, page_size, first_day=None):
             }
         ],
     }
-    unchanged = {"kind": "calendar#events", "timeZone": "Europe/Berlin", "items": [], "nextSyncToken": SYNC_TOKEN}
     return {
         "calendarList": json.dumps(calendar_list).encode(),
         "pages": pages,
-        "unchanged": json.dumps(unchanged).encode(),
+        "unchanged": changes_page([]),
+        "events": events,
         "bytes": sum(len(page) for page in pages),
     }
+
+
+def changes_page(changed):
+    """The answer to a request with a sync token: `changed` events (none: nothing changed)."""
+    page = {"kind": "calendar#events", "timeZone": "Europe/Berlin", "items": changed, "nextSyncToken": SYNC_TOKEN}
+    return json.dumps(page, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def change_one(answers, round_number):
+    """From now on, answer a sync token with the first event changed (its title says `round_number`)."""
+    event = dict(answers["events"][0], summary="Changed %d" % round_number)
+    answers["unchanged"] = changes_page([event])
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
