@@ -37,7 +37,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     private let clock: any Clock<Duration>
 
     /// Creates a transport with its own `HTTPClient` on the shared event loop group; redirects are never
-    /// followed.
+    /// followed, and a connection that cannot be made fails the request at once
+    /// (``Tether/TransportError/cannotConnect``) instead of being tried again until the connect timeout: whether to
+    /// try again is the caller's decision (`AuthorizedClient`'s backoff, a session's refresh retries), which
+    /// AsyncHTTPClient's own retries hid for up to 10 seconds.
     /// - Parameters:
     ///   - configuration: Timeout and response size limit.
     ///   - clock: The clock the timeout is measured on.
@@ -47,6 +50,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             connect: .milliseconds(Int64(min(configuration.timeout, .seconds(10)).milliseconds)),
             read: .milliseconds(Int64(configuration.timeout.milliseconds))
         )
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.client = client
         self.sender = ClientSender(client: client)

@@ -147,12 +147,23 @@ struct CalendarCommandTests {
         try await cli.expectNoTokens(in: [events.result, status.result, flights], earlier: earlier)
 
         // Forgetting a connection removes its cached events; signing out alone keeps them.
+        // Each source's cache is a header (`NAME.calendar-cache`) and files named after it.
         let cache = cli.home.appendingPathComponent("calendar-cache")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).count == 2)
+        func headers() throws -> [String] {
+            try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".calendar-cache") }
+        }
+        #expect(try headers().count == 2)
         #expect(try await cli.run(["logout", "grace-outlook"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).count == 2)
+        #expect(try headers().count == 2)
         #expect(try await cli.run(["logout", "ada-google", "--forget"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path).count == 1)
+        let kept = try #require(try headers().first.map { String($0.dropLast(".calendar-cache".count)) })
+        #expect(try headers().count == 1)
+        let graceBase = Data("grace-outlook".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        #expect(kept == graceBase, "the Outlook source's cache is the one kept")
+        let left = try FileManager.default.contentsOfDirectory(atPath: cache.path)
+        #expect(left.allSatisfy { $0.hasPrefix(kept + ".") }, "nothing of the forgotten source is left: \(left)")
     }
 
     @Test func aRateLimitOrAStoppedProviderExitsFourWithTheCachedEvents() async throws {

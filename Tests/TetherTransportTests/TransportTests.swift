@@ -137,12 +137,16 @@ struct TransportTests {
         }
     }
 
-    @Test(arguments: Kind.allCases) func aClosedPortCannotConnect(_ kind: Kind) async throws {
+    /// At once: AsyncHTTPClient would try to connect again and again until its connect timeout (10 seconds), which
+    /// hid the failure from the retry policy of the caller.
+    @Test(arguments: Kind.allCases) func aClosedPortCannotConnectAtOnce(_ kind: Kind) async throws {
         let (transport, shutdown) = Self.transport(kind)
         defer { Task { await shutdown() } }
+        let started = ContinuousClock.now
         await #expect(throws: TransportError.cannotConnect) {
             _ = try await transport.send(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:1/")!), body: nil)
         }
+        #expect(ContinuousClock.now - started < .seconds(1))
     }
 }
 

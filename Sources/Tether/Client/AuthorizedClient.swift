@@ -48,7 +48,9 @@ public struct AuthorizedClient: Sendable {
         /// Whether non-idempotent methods (POST, PATCH) are retried after `429` / `503` too; off by default.
         public var retriesNonIdempotentRequests: Bool
         /// Whether a transient failure (`408`, a `5xx` other than `503`; `FailureClassifier.Verdict.transient`) is
-        /// retried too; off by default, since after such an answer the request may have taken effect and the caller
+        /// retried too, and a request that got no response (as `FailureClassifier.retry(after:authority:)` says: a
+        /// timeout with the backoff, a connection that could not be made at most once, and not at all on
+        /// loopback); off by default, since after such a failure the request may have taken effect and the caller
         /// knows best whether to repeat it. The calendar clients turn it on for their reads.
         package var retriesTransientFailures = false
         /// What an API says in an error body that its status does not, such as Google's rate limits answered with
@@ -171,7 +173,27 @@ public struct AuthorizedClient: Sendable {
             do {
                 (response, data) = try await transport.send(authorized, body: body)
             } catch let error as TransportError {
-                throw AuthorizedClientError.transport.with(message: error.message, cause: error)
+                failures += 1
+                guard
+                    let delay = retryDelay(
+                        after: failures,
+                        transportError: error,
+                        request: request,
+                        retriable: retriable,
+                        using: &random
+                    )
+                else {
+                    throw AuthorizedClientError.transport.with(message: error.message, cause: error)
+                }
+                logger.debug(
+                    "No response; retrying",
+                    metadata: [
+                        "http.target": "\(target)", "http.error": "\(error.details.code)", "http.attempt": "\(attempt)",
+                        "retry.delay": "\(delay)",
+                    ]
+                )
+                try await clock.sleep(for: delay)
+                continue
             }
             logger.debug(
                 "API request",
@@ -305,6 +327,25 @@ public struct AuthorizedClient: Sendable {
         }
         guard retriable, failures < configuration.backoff.maximumAttempts else { return nil }
         return configuration.backoff.delay(afterAttempt: failures, retryAfter: verdict.retryAfter, using: &random)
+    }
+
+    /// The wait before the next attempt after a request that got no response, or `nil` to give up (see
+    /// `FailureClassifier.retry(after:authority:)`); only for configurations that retry transient failures.
+    private func retryDelay(
+        after failures: Int,
+        transportError error: TransportError,
+        request: HTTPRequest,
+        retriable: Bool,
+        using random: inout some RandomNumberGenerator
+    ) -> Duration? {
+        guard configuration.retriesTransientFailures, retriable, failures < configuration.backoff.maximumAttempts
+        else { return nil }
+        switch FailureClassifier.retry(after: error, authority: request.authority) {
+        case .never: return nil
+        case .once where failures > 1: return nil
+        case .once, .backoff:
+            return configuration.backoff.delay(afterAttempt: failures, retryAfter: nil, using: &random)
+        }
     }
 
     /// The error for an answer that is neither a success nor a `401`: ``AuthorizedClientError/forbidden`` for a

@@ -102,6 +102,40 @@ package enum FailureClassifier {
         error == .invalidRequest || error == .responseTooLarge ? .permanent : .transient(retryAfter: nil)
     }
 
+    /// How a request that got no response may be sent again within the same call.
+    package enum TransportRetry: Sendable, Hashable {
+        /// Not at all: the call fails now.
+        case never
+        /// One more attempt, after the backoff's first delay.
+        case once
+        /// As for a transient server error: the backoff's attempts and delays.
+        case backoff
+    }
+
+    /// Whether and how to retry a request to `authority` that failed below HTTP.
+    ///
+    /// - A connection that could not be made to a loopback host (127.0.0.0/8, `::1`, `localhost`): never. Nothing
+    ///   listens on the port — a local server that is not running — and no network between can have dropped the
+    ///   attempt, so the same attempt a second later meets the same closed port. The caller falls back (to a
+    ///   cache, a stand-in) at once.
+    /// - A connection that could not be made to another host (refused, no route, a name that did not resolve):
+    ///   once. A connection attempt through a real network sometimes fails alone; an offline device fails again,
+    ///   and is not held for the whole backoff.
+    /// - A timeout, a connection lost half-way, another failure: the backoff, as a transient server error. The
+    ///   server may be slow or restarting.
+    /// - A cancelled request, one that cannot be sent as built, or an oversized response: never.
+    /// - Parameters:
+    ///   - error: The transport's error.
+    ///   - authority: The request's authority (`host:port`).
+    /// - Returns: The retry.
+    package static func retry(after error: TransportError, authority: String?) -> TransportRetry {
+        switch error {
+        case .cancelled, .invalidRequest, .responseTooLarge: .never
+        case .cannotConnect: LoopbackHost.contains(authority: authority ?? "") ? .never : .once
+        default: .backoff
+        }
+    }
+
     /// The longest delay taken from `Retry-After`: one day. A longer one is cut to it, so that no date computed
     /// from it can overflow.
     package static let maximumRetryAfter: Duration = .seconds(86_400)

@@ -1,5 +1,6 @@
 import Foundation
 import Tether
+import TetherCalendar
 
 #if canImport(Glibc)
 import Glibc
@@ -74,6 +75,12 @@ enum Format {
     /// `2026-11-22T10:00:00Z`.
     static func iso8601(_ date: Date?) -> String? {
         guard let date else { return nil }
+        // By arithmetic for the years 1 to 9999 (5,000 events are listed in milliseconds, not seconds); the
+        // formatter for anything else.
+        let seconds = date.timeIntervalSince1970
+        if seconds.isFinite, seconds > -62_135_596_800, seconds < 253_402_300_800 {
+            return DateParsing.rfc3339String(date)
+        }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: date)

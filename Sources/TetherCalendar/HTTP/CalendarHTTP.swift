@@ -103,11 +103,25 @@ struct CalendarHTTP: Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {
-            throw CalendarError.decoding.with(
-                message:
-                    "The answer of \(HTTPRequest(method: .get, url: url).redactedTarget) is not the documented JSON",
-                cause: error
-            )
+            throw Self.notTheDocumentedJSON(url, cause: error)
         }
+    }
+
+    /// GETs `url` and reads the JSON body with a ``JSONScanner``: a page of events, whose members the client mostly
+    /// does not read (see ``ScannedJSON``).
+    func json<T: ScannedJSON>(_ url: URL, headers: HTTPFields = [:], as type: T.Type = T.self) async throws -> T {
+        let data = try await get(url, headers: headers)
+        do {
+            return try T(scanning: data)
+        } catch {
+            throw Self.notTheDocumentedJSON(url, cause: error)
+        }
+    }
+
+    private static func notTheDocumentedJSON(_ url: URL, cause: any Error) -> CalendarError {
+        CalendarError.decoding.with(
+            message: "The answer of \(HTTPRequest(method: .get, url: url).redactedTarget) is not the documented JSON",
+            cause: cause
+        )
     }
 }

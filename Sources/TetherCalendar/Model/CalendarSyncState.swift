@@ -15,7 +15,13 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
         /// The window the cursor was started for (Graph's delta is bound to one); `nil` when unbounded.
         public var window: DateInterval?
         /// The events, by identifier.
-        public var events: [String: CalendarEvent]
+        public var events: [String: CalendarEvent] {
+            get { storage.events }
+            set { storage.events = newValue }
+            _modify { yield &storage.events }
+        }
+        /// Where the events are: in memory, or in the calendar cache until they are read.
+        var storage: CalendarEventStorage
         /// The events the calendar holds that could not be read, and why: those of the last full read, and those
         /// whose change an incremental sync could not read since — until a later change or removal of the same
         /// event is read. A skipped item without an identifier is kept only until the next sync.
@@ -38,7 +44,7 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
             self.info = info
             self.cursor = cursor
             self.window = window
-            self.events = events
+            self.storage = CalendarEventStorage(events)
             self.skipped = skipped
         }
 
@@ -52,8 +58,18 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
             info = try container.decode(CalendarInfo.self, forKey: .info)
             cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
             window = try container.decodeIfPresent(DateInterval.self, forKey: .window)
-            events = try container.decode([String: CalendarEvent].self, forKey: .events)
+            storage = CalendarEventStorage(try container.decode([String: CalendarEvent].self, forKey: .events))
             skipped = try container.decodeIfPresent([SkippedEvent].self, forKey: .skipped) ?? []
+        }
+
+        /// Writes a calendar's state.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(info, forKey: .info)
+            try container.encodeIfPresent(cursor, forKey: .cursor)
+            try container.encodeIfPresent(window, forKey: .window)
+            try container.encode(events, forKey: .events)
+            try container.encode(skipped, forKey: .skipped)
         }
 
         /// Keeps what a sync could not read: a full read replaces the records, an incremental one replaces those
@@ -101,16 +117,18 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
     func unsortedEvents(in window: DateInterval, timeZone: TimeZone) -> [CalendarEvent] {
         var result: [CalendarEvent] = []
         for calendar in calendars.values {
-            for event in calendar.events.values where event.overlaps(window, in: timeZone) { result.append(event) }
+            calendar.storage.forEachEvent(overlapping: window, in: timeZone) { result.append($0) }
         }
         return result
     }
 
     /// How many events overlap `window`.
     func count(in window: DateInterval, timeZone: TimeZone) -> Int {
-        calendars.values.reduce(0) { count, calendar in
-            count + calendar.events.values.reduce(0) { $0 + ($1.overlaps(window, in: timeZone) ? 1 : 0) }
+        var count = 0
+        for calendar in calendars.values {
+            calendar.storage.forEachEvent(overlapping: window, in: timeZone) { _ in count += 1 }
         }
+        return count
     }
 }
 

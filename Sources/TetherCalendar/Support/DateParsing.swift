@@ -1,9 +1,9 @@
-import Foundation
+package import Foundation
 
 /// Fast, allocation-light parsing of the date and time forms the calendar APIs send: RFC 3339 `date-time` with an
 /// offset (Google, RFC 3339 §5.6), and Graph's `dateTimeTimeZone.dateTime`, a local time without an offset
 /// (`2025-03-03T10:00:00.0000000`) interpreted in a named zone.
-enum DateParsing {
+package enum DateParsing {
     /// Reads `count` ASCII digits at `start`.
     static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int? {
         guard start + count <= bytes.count else { return nil }
@@ -118,7 +118,7 @@ enum DateParsing {
     }
 
     /// Formats an instant as RFC 3339 in UTC with whole seconds: `2025-03-03T09:00:00Z`.
-    static func rfc3339String(_ date: Date) -> String {
+    package static func rfc3339String(_ date: Date) -> String {
         let total = Int(date.timeIntervalSince1970.rounded(.down))
         let days = Int((Double(total) / 86_400).rounded(.down))
         let secondsOfDay = total - days * 86_400

@@ -37,6 +37,25 @@ extension CalendarEventBatch {
         batch.add(page: map(decoded))
         return batch
     }
+
+    /// Reads one events page with a ``JSONScanner`` and maps it, as the clients do.
+    /// - Throws: ``CalendarError/decoding`` when the data is not a `Page`.
+    static func decoding<Page: ScannedJSON>(
+        _ data: Data,
+        as page: Page.Type,
+        notAPage message: String,
+        map: (Page) -> ([CalendarPageItem], [SkippedEvent])
+    ) throws -> CalendarEventBatch {
+        let decoded: Page
+        do {
+            decoded = try Page(scanning: data)
+        } catch {
+            throw CalendarError.decoding.with(message: message, cause: error)
+        }
+        var batch = CalendarEventBatch.empty
+        batch.add(page: map(decoded))
+        return batch
+    }
 }
 
 extension CalendarChanges {
@@ -88,14 +107,20 @@ extension CalendarSyncOutcome {
         keeping keep: (CalendarEvent) -> Bool = { _ in true }
     ) {
         var entry = entry
-        if changes.isFullSync { entry.events = [:] }
-        for id in changes.removedIDs where entry.events.removeValue(forKey: id) != nil { removed += 1 }
-        for event in changes.changed {
-            if keep(event) {
-                entry.events[event.id] = event
-            } else if entry.events.removeValue(forKey: event.id) != nil {
-                removed += 1
+        // A sync that read no change leaves the events as they are: still in the cache, not decoded (see
+        // `CalendarEventStorage`).
+        if changes.isFullSync || !changes.removedIDs.isEmpty || !changes.changed.isEmpty {
+            var events = changes.isFullSync ? [:] : entry.events
+            events.reserveCapacity(events.count + changes.changed.count)
+            for id in changes.removedIDs where events.removeValue(forKey: id) != nil { removed += 1 }
+            for event in changes.changed {
+                if keep(event) {
+                    events[event.id] = event
+                } else if events.removeValue(forKey: event.id) != nil {
+                    removed += 1
+                }
             }
+            entry.events = events
         }
         entry.keepSkipped(changes)
         entry.cursor = changes.cursor

@@ -13,35 +13,49 @@ enum HTMLText {
         return text.contains("&") && text.contains(";") && plainText(text) != text
     }
 
-    /// Elements whose start and end separate lines.
-    private static let blockElements: Set<String> = [
-        "p", "div", "br", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
-        "pre", "hr", "section", "article", "header", "footer", "title",
-    ]
-    /// Elements whose content is not text.
-    private static let hiddenElements: Set<String> = ["script", "style", "head"]
+    /// Whether the element's start and end separate lines.
+    private static func isBlock(_ name: String) -> Bool {
+        switch name {
+        case "p", "div", "br", "li", "ul", "ol", "tr", "table", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+            "pre", "hr", "section", "article", "header", "footer", "title":
+            true
+        default: false
+        }
+    }
+
+    /// Whether the element's content is not text.
+    private static func isHidden(_ name: String) -> Bool {
+        name == "script" || name == "style" || name == "head"
+    }
 
     static func plainText(_ html: String) -> String {
-        var output = String.UnicodeScalarView()
+        // UTF-8 out; the text's scalars in. Tags of ASCII (all of them, in practice) are read in place; another is
+        // read as a String, as the characters it is made of decide.
+        var output: [UInt8] = []
+        output.reserveCapacity(html.utf8.count)
         var pendingSpace = false
         var pendingBreaks = 0
         var hiddenUntil: String?
 
         func emit(_ scalar: Unicode.Scalar) {
             if pendingBreaks > 0 {
-                if !output.isEmpty {
-                    output.append(contentsOf: String(repeating: "\n", count: min(pendingBreaks, 2)).unicodeScalars)
-                }
+                if !output.isEmpty { output.append(contentsOf: repeatElement(0x0A, count: min(pendingBreaks, 2))) }
                 pendingBreaks = 0
                 pendingSpace = false
             } else if pendingSpace {
-                if !output.isEmpty { output.append(" ") }
+                if !output.isEmpty { output.append(0x20) }
                 pendingSpace = false
             }
-            output.append(scalar)
+            if scalar.isASCII {
+                output.append(UInt8(scalar.value))
+            } else {
+                UTF8.encode(scalar) { output.append($0) }
+            }
         }
 
-        let scalars = Array(html.unicodeScalars)
+        var scalars: [Unicode.Scalar] = []
+        scalars.reserveCapacity(html.utf8.count)
+        scalars.append(contentsOf: html.unicodeScalars)
         var index = 0
         while index < scalars.count {
             let scalar = scalars[index]
@@ -51,22 +65,19 @@ enum HTMLText {
                     index += 1
                     continue
                 }
-                let tag = String(String.UnicodeScalarView(scalars[(index + 1)..<close]))
+                let tag = Tag(scalars[(index + 1)..<close])
                 index = close + 1
-                if tag.hasPrefix("!--") {
+                if tag.isComment {
                     // A comment may contain ">"; skip to "-->".
-                    if !tag.hasSuffix("--"), let end = find("-->", in: scalars, from: close) { index = end + 3 }
+                    if !tag.endsComment, let end = find(comment: scalars, from: close) { index = end + 3 }
                     continue
                 }
-                let isEnd = tag.hasPrefix("/")
-                let name = String(
-                    tag.drop(while: { $0 == "/" }).prefix(while: { $0.isLetter || $0.isNumber }).lowercased()
-                )
+                let name = tag.name
                 if let hidden = hiddenUntil {
-                    if isEnd, name == hidden { hiddenUntil = nil }
+                    if tag.isEnd, name == hidden { hiddenUntil = nil }
                     continue
                 }
-                if !isEnd, hiddenElements.contains(name), !tag.hasSuffix("/") {
+                if !tag.isEnd, isHidden(name), !tag.isSelfClosing {
                     hiddenUntil = name
                     continue
                 }
@@ -74,11 +85,11 @@ enum HTMLText {
                     if output.isEmpty && pendingBreaks == 0 { continue }
                     pendingBreaks += 1
                 } else if name == "p" || name == "div" || name.first == "h" && name.count == 2 {
-                    if !output.isEmpty { pendingBreaks = max(pendingBreaks, isEnd ? 2 : 1) }
-                } else if blockElements.contains(name) {
+                    if !output.isEmpty { pendingBreaks = max(pendingBreaks, tag.isEnd ? 2 : 1) }
+                } else if isBlock(name) {
                     if !output.isEmpty { pendingBreaks = max(pendingBreaks, 1) }
                 } else if name == "td" || name == "th" {
-                    if isEnd { pendingSpace = true }
+                    if tag.isEnd { pendingSpace = true }
                 }
                 continue
             }
@@ -93,22 +104,68 @@ enum HTMLText {
                 index += length
                 continue
             }
-            if scalar.properties.isWhitespace {
+            if isWhitespace(scalar) {
                 pendingSpace = true
             } else {
                 emit(scalar)
             }
             index += 1
         }
-        return String(output)
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private static func find(_ needle: String, in scalars: [Unicode.Scalar], from start: Int) -> Int? {
-        let pattern = Array(needle.unicodeScalars)
-        guard scalars.count >= pattern.count else { return nil }
+    /// `White_Space`, without the property table for ASCII.
+    private static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return scalar == " " || (0x09...0x0D).contains(scalar.value) }
+        return scalar.properties.isWhitespace
+    }
+
+    /// What is between `<` and `>`: a comment, or an element's start or end and its name (letters and digits after
+    /// any `/`, lowercased).
+    private struct Tag {
+        let isComment: Bool
+        /// A comment that ends in the tag itself (`<!-- … -->` without `>` inside).
+        let endsComment: Bool
+        let isEnd: Bool
+        let isSelfClosing: Bool
+        let name: String
+
+        init(_ scalars: ArraySlice<Unicode.Scalar>) {
+            guard scalars.allSatisfy(\.isASCII) else {
+                let text = String(String.UnicodeScalarView(scalars))
+                isComment = text.hasPrefix("!--")
+                endsComment = text.hasSuffix("--")
+                isEnd = text.hasPrefix("/")
+                isSelfClosing = text.hasSuffix("/")
+                name = String(
+                    text.drop(while: { $0 == "/" }).prefix(while: { $0.isLetter || $0.isNumber }).lowercased()
+                )
+                return
+            }
+            isComment = scalars.starts(with: ["!", "-", "-"])
+            endsComment = scalars.count >= 2 && scalars.suffix(2).elementsEqual(["-", "-"])
+            isEnd = scalars.first == "/"
+            isSelfClosing = scalars.last == "/"
+            var name = ""
+            for scalar in scalars.drop(while: { $0 == "/" }) {
+                let value = scalar.value
+                if (0x61...0x7A).contains(value) || (0x30...0x39).contains(value) {
+                    name.unicodeScalars.append(scalar)
+                } else if (0x41...0x5A).contains(value) {
+                    name.unicodeScalars.append(Unicode.Scalar(UInt8(value + 0x20)))
+                } else {
+                    break
+                }
+            }
+            self.name = name
+        }
+    }
+
+    /// The index of the next `-->` at or after `start`.
+    private static func find(comment scalars: [Unicode.Scalar], from start: Int) -> Int? {
         var index = start
-        while index + pattern.count <= scalars.count {
-            if Array(scalars[index..<(index + pattern.count)]) == pattern { return index }
+        while index + 3 <= scalars.count {
+            if scalars[index] == "-", scalars[index + 1] == "-", scalars[index + 2] == ">" { return index }
             index += 1
         }
         return nil

@@ -8,6 +8,12 @@ struct Lossy<Value: Decodable>: Decodable {
 
     private enum Keys: String, CodingKey { case id }
 
+    /// An element as a reader other than `Decodable` found it, such as a ``ScannedJSON`` page.
+    init(result: Result<Value, any Error>, id: String?) {
+        self.result = result
+        self.id = id
+    }
+
     init(from decoder: any Decoder) throws {
         do {
             result = .success(try Value(from: decoder))

@@ -129,7 +129,10 @@ struct CalendarConnectionsSelectionTests {
         #expect(none.selection == .default)
         #expect(none.selectedCalendars == nil)
 
-        // The cache's own writer and the entry's decoding agree on every choice.
+        // The cache keeps every choice through a save and a load.
+        let fixture = CalendarCacheTests.Fixture()
+        defer { fixture.remove() }
+        let cache = try fixture.cache(key: VaultKey.generate())
         for selection in [CalendarSelection.default, .all, .calendars(["work", "home"])] {
             let entry = CalendarCache.Entry(
                 source: "device",
@@ -137,9 +140,10 @@ struct CalendarConnectionsSelectionTests {
                 selection: selection,
                 lastSuccessfulSync: date
             )
-            let decoded = try JSONDecoder().decode(CalendarCache.Entry.self, from: CalendarCache.json(entry))
-            #expect(decoded == entry)
-            #expect(decoded.selection == selection)
+            try cache.save(entry)
+            let loaded = try #require(try cache.load("device"))
+            #expect(loaded.selection == selection)
+            #expect(loaded.lastSuccessfulSync == date)
         }
         var entry = none
         entry.selectedCalendars = ["home"]

@@ -4,8 +4,8 @@ import Tether
 
 @testable import TetherCalendar
 
-/// The cache writes large calendars a chunk of events at a time, and skips opening a file it wrote itself only
-/// while that file is unchanged.
+/// Large calendars round-trip through the cache, which skips opening a file it wrote itself only while that file is
+/// unchanged.
 struct LargeCalendarCacheTests {
     /// Two calendars, one with more events than fit in three chunks, skipped records, cursors and a window.
     static func entry() -> CalendarCache.Entry {
@@ -62,15 +62,6 @@ struct LargeCalendarCacheTests {
         )
     }
 
-    @Test func theChunkedJSONIsWhatTheEntryDecodesFrom() throws {
-        let entry = Self.entry()
-        let decoded = try JSONDecoder().decode(CalendarCache.Entry.self, from: CalendarCache.json(entry))
-        #expect(decoded == entry)
-        var unselected = entry
-        unselected.selectedCalendars = nil
-        #expect(try JSONDecoder().decode(CalendarCache.Entry.self, from: CalendarCache.json(unselected)) == unselected)
-    }
-
     @Test func aLargeEntryRoundTripsThroughTheSealedFile() throws {
         let fixture = CalendarCacheTests.Fixture()
         defer { fixture.remove() }
@@ -90,9 +81,7 @@ struct LargeCalendarCacheTests {
         // Replaced by another writer (a new file of the same size): opened, found damaged, kept.
         let url = cache.fileURL(for: "work")
         var bytes = try Data(contentsOf: url)
-        let body = try #require(bytes.range(of: Data(#""body":""#.utf8)))
-        let index = body.upperBound + 10
-        bytes[index] = bytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        bytes[bytes.count - 10] ^= 0x01
         try bytes.write(to: url, options: .atomic)
         #expect(throws: CalendarCacheError.corrupted) { try cache.save(CalendarCacheTests.entry()) }
         #expect(try Data(contentsOf: url) == bytes)

@@ -22,7 +22,7 @@ func decodeGoogle(
     _ json: String,
     calendar: CalendarInfo = CalendarInfo(id: "primary", name: "Ada")
 ) throws -> ([GoogleEventMapping.Item], [SkippedEvent]) {
-    let page = try JSONDecoder().decode(GoogleWire.EventsPage.self, from: Data(json.utf8))
+    let page = try GoogleWire.EventsPage(scanning: Data(json.utf8))
     return GoogleEventMapping.map(page, source: "google", calendar: calendar)
 }
 

@@ -56,6 +56,24 @@ struct FailureClassifierTests {
         #expect(error.isTransient == transient)
     }
 
+    @Test(arguments: [
+        (TransportError.cannotConnect, "127.0.0.1:8080", FailureClassifier.TransportRetry.never),
+        (.cannotConnect, "localhost:9", .never), (.cannotConnect, "[::1]:443", .never),
+        (.cannotConnect, "127.8.0.1", .never),
+        (.cannotConnect, "www.googleapis.com", .once), (.cannotConnect, "graph.microsoft.com:443", .once),
+        (.timedOut, "127.0.0.1:8080", .backoff), (.timedOut, "www.googleapis.com", .backoff),
+        (.connectionLost, "127.0.0.1:8080", .backoff), (.other, "www.googleapis.com", .backoff),
+        (.cancelled, "www.googleapis.com", .never), (.invalidRequest, "www.googleapis.com", .never),
+        (.responseTooLarge, "127.0.0.1:1", .never),
+    ])
+    func aRefusedConnectionOnLoopbackIsNotRetriedAndATimeoutIsWithTheBackoff(
+        _ error: TransportError,
+        authority: String,
+        expected: FailureClassifier.TransportRetry
+    ) {
+        #expect(FailureClassifier.retry(after: error, authority: authority) == expected)
+    }
+
     /// Google APIs answer `403` with reason `rateLimitExceeded` or `userRateLimitExceeded` when a quota is used up
     /// (https://developers.google.com/workspace/calendar/api/guides/errors).
     static let googleRateLimit: FailureClassifier.BodyRule = { response, body in

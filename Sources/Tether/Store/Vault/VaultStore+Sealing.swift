@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+package import Foundation
 
 extension VaultStore {
     /// Seals a small secret that belongs beside the vault's records (a command-line tool's client secret) with the
@@ -34,5 +34,38 @@ extension VaultStore {
             )
         }
         return String(decoding: plain, as: UTF8.self)
+    }
+
+    /// Seals bytes that belong beside the vault's records (the calendar cache) with the vault's key: AES-GCM, with
+    /// `context` as associated data so that sealed bytes cannot be moved to another name.
+    /// - Parameters:
+    ///   - bytes: The plaintext.
+    ///   - context: What the bytes belong to.
+    /// - Returns: `nonce ‖ ciphertext ‖ tag`.
+    package func seal(bytes: Data, context: Data) throws -> Data {
+        let key = try currentKey()
+        do {
+            let box = try AES.GCM.seal(bytes, using: key.symmetricKey, authenticating: context)
+            guard let combined = box.combined else { throw CredentialStoreError.io }
+            return combined
+        } catch {
+            throw CredentialStoreError.io.with(message: "Could not seal data with the vault key", cause: error)
+        }
+    }
+
+    /// Opens what ``seal(bytes:context:)`` produced.
+    /// - Throws: ``CredentialStoreError/wrongKey`` when the key or the context does not match (or the bytes were
+    ///   changed), ``CredentialStoreError/corrupted`` when they are too short to be sealed bytes.
+    package func open(sealedBytes sealed: Data, context: Data) throws -> Data {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed) else {
+            throw CredentialStoreError.corrupted.with(message: "Sealed data is not in the sealed format")
+        }
+        let key = try currentKey()
+        guard let plain = try? AES.GCM.open(box, using: key.symmetricKey, authenticating: context) else {
+            throw CredentialStoreError.wrongKey.with(
+                message: "Sealed data does not open with this vault key (another key, or it was changed)"
+            )
+        }
+        return plain
     }
 }

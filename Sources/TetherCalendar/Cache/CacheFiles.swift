@@ -1,0 +1,88 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// File operations of the calendar cache that the vault's own do not cover.
+enum CacheFiles {
+    /// A failure of a system call, with its `errno`.
+    struct Failure: Error, CustomStringConvertible {
+        let operation: String
+        let code: Int32
+        var description: String { "Could not \(operation) a calendar cache file (errno \(code))" }
+    }
+
+    /// Replaces the file at `path` with `data` (mode 0600) through a temporary file and `rename`, without waiting
+    /// for the disk: a reader sees the old bytes or the new ones, and after a crash the file may hold either, or be
+    /// damaged. Only for what may be lost: an amendment (see ``CalendarCacheFormat/Amendment``).
+    static func replaceWithoutFlush(_ path: String, with data: Data) throws {
+        let temporary = path + ".tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(operation: "create", code: errno) }
+        var failure: Failure?
+        if fchmod(fd, 0o600) != 0 { failure = Failure(operation: "restrict", code: errno) }
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while failure == nil, offset < buffer.count, let base = buffer.baseAddress {
+                let count = write(fd, base + offset, buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = Failure(operation: "write", code: errno)
+                } else {
+                    offset += count
+                }
+            }
+        }
+        if close(fd) != 0, failure == nil { failure = Failure(operation: "close", code: errno) }
+        if failure == nil, rename(temporary, path) != 0 { failure = Failure(operation: "rename", code: errno) }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    /// The bytes of the file at `path`, read at once into a buffer of the file's size; `nil` when there is no file.
+    /// A symbolic link is not followed.
+    static func read(_ path: String) throws -> Data? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw Failure(operation: "open", code: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Failure(operation: "inspect", code: errno) }
+        var data = Data(count: Int(info.st_size))
+        var filled = 0
+        var failure: Failure?
+        data.withUnsafeMutableBytes { buffer in
+            while failure == nil, filled < buffer.count, let base = buffer.baseAddress {
+                let count = systemRead(fd, base + filled, buffer.count - filled)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = Failure(operation: "read", code: errno)
+                } else if count == 0 {
+                    break
+                } else {
+                    filled += count
+                }
+            }
+        }
+        if let failure { throw failure }
+        // A file that shrank while it was read ends where the reading ended.
+        if filled < data.count { data.removeSubrange(filled...) }
+        return data
+    }
+}
+
+/// `read(2)`, under a name the cache's own `read` does not hide.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fd, buffer, count)
+    #else
+    Darwin.read(fd, buffer, count)
+    #endif
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Tether
+
+/// Where the events of one calendar's sync state are: in a dictionary, or — as the ``CalendarCache`` loaded them —
+/// in the cache's segments, each decoded the first time something reads it.
+///
+/// A state read from the cache and synced without a change is written back without decoding its events: the cache
+/// sees that the storage is the one it loaded (its ``revision``) and rewrites only the file's header. Reading the
+/// events of a window decodes only the months it overlaps. Anything that changes the events first decodes them all
+/// into the dictionary.
+struct CalendarEventStorage: Sendable {
+    /// The events, when ``segments`` is `nil`.
+    private var memory: [String: CalendarEvent]
+    /// The cache's segments, not yet all decoded; `nil` once the events are in ``memory``.
+    private(set) var segments: CachedEventSegments?
+    /// Changes with every change of the events, so that the cache can tell the storage it loaded or wrote last.
+    private(set) var revision = Revision()
+
+    /// A token compared by identity: a new one for each version of the events.
+    final class Revision: Sendable {}
+
+    init(_ events: [String: CalendarEvent] = [:]) {
+        memory = events
+        segments = nil
+    }
+
+    init(segments: CachedEventSegments, revision: Revision) {
+        memory = [:]
+        self.segments = segments
+        self.revision = revision
+    }
+
+    /// Every event, by identifier. Reading decodes what is not decoded yet; changing it decodes everything first.
+    var events: [String: CalendarEvent] {
+        get { segments?.allEvents() ?? memory }
+        set {
+            memory = newValue
+            segments = nil
+            revision = Revision()
+        }
+        _modify {
+            if let segments {
+                memory = segments.allEvents()
+                self.segments = nil
+            }
+            revision = Revision()
+            yield &memory
+        }
+    }
+
+    /// How many events there are, without decoding them.
+    var count: Int { segments?.eventCount ?? memory.count }
+
+    /// Calls `body` with each event that overlaps `window` (see ``CalendarEvent/overlaps(_:in:)``), decoding only
+    /// the segments whose events may.
+    func forEachEvent(overlapping window: DateInterval, in timeZone: TimeZone, _ body: (CalendarEvent) -> Void) {
+        guard let segments else {
+            for event in memory.values where event.overlaps(window, in: timeZone) { body(event) }
+            return
+        }
+        segments.forEachEvent(mayOverlap: window) { event in
+            if event.overlaps(window, in: timeZone) { body(event) }
+        }
+    }
+}
+
+extension CalendarEventStorage: Hashable {
+    static func == (lhs: CalendarEventStorage, rhs: CalendarEventStorage) -> Bool {
+        if lhs.revision === rhs.revision { return true }
+        if let left = lhs.segments, let right = rhs.segments, left === right { return true }
+        return lhs.count == rhs.count && lhs.events == rhs.events
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(events)
+    }
+}
+
+/// The segments of one calendar as the ``CalendarCache`` read them: each opened (so checked) when the cache was
+/// loaded, decoded on first use and kept decoded.
+final class CachedEventSegments: Sendable {
+    /// One segment: the events of the calendar that start in one month.
+    struct Segment: Sendable {
+        /// Where it is and what it holds, as the cache's header lists it.
+        let descriptor: CalendarCacheFormat.SegmentDescriptor
+        /// Its sealed bytes, as in the events file.
+        let sealed: Data
+        /// Its record (see ``EventRecords``), opened.
+        let record: Data
+    }
+
+    /// The source whose cache they belong to.
+    let source: CalendarSourceID
+    /// The calendar whose events they hold.
+    let calendarID: String
+    let segments: [Segment]
+    /// How many events the segments hold.
+    let eventCount: Int
+    private let decoded: LockedState<[Int: [String: CalendarEvent]]>
+
+    init(source: CalendarSourceID, calendarID: String, segments: [Segment]) {
+        self.source = source
+        self.calendarID = calendarID
+        self.segments = segments
+        eventCount = segments.reduce(0) { $0 + $1.descriptor.count }
+        decoded = LockedState([:])
+    }
+
+    /// The events of segment `index`, decoded once. A record that does not decode — which the cache's checks make
+    /// impossible short of a bug — gives the events read before the failure.
+    func events(ofSegment index: Int) -> [String: CalendarEvent] {
+        if let known = decoded.withLock({ $0[index] }) { return known }
+        var events: [String: CalendarEvent] = [:]
+        segments[index].record.withUnsafeBytes { bytes in
+            try? EventRecords.decode(bytes, into: &events)
+        }
+        decoded.withLock { $0[index] = events }
+        return events
+    }
+
+    /// How many segments were decoded so far.
+    var decodedSegmentCount: Int { decoded.withLock { $0.count } }
+
+    /// Every event.
+    func allEvents() -> [String: CalendarEvent] {
+        if segments.count == 1 { return events(ofSegment: 0) }
+        var all: [String: CalendarEvent] = [:]
+        all.reserveCapacity(eventCount)
+        for index in segments.indices {
+            all.merge(events(ofSegment: index)) { _, later in later }
+        }
+        return all
+    }
+
+    /// Calls `body` with each event of the segments whose reach meets `window`.
+    func forEachEvent(mayOverlap window: DateInterval, _ body: (CalendarEvent) -> Void) {
+        let from = window.start.timeIntervalSince1970
+        let to = window.end.timeIntervalSince1970
+        for index in segments.indices {
+            let descriptor = segments[index].descriptor
+            guard descriptor.earliest <= to, descriptor.latest >= from else { continue }
+            for event in events(ofSegment: index).values { body(event) }
+        }
+    }
+}
