@@ -10,9 +10,10 @@ What it does, in a temporary TETHER_HOME (removed at the end):
    process, and `tether dev-provider` for the sign-in only;
 2. signs in with `tether login dev --device --calendar google --calendar-api STAND-IN` (tokens live a day, so no run
    refreshes);
-3. times whole processes, each --runs times (median, p90, fastest): the Python loop; `tether --version`; full syncs
-   (cache removed before each); incremental syncs with no change and with one; `tether calendar events` with the
-   stand-in stopped (a refused connection on 127.0.0.1), which must fall back to the cache;
+3. times whole processes, each --runs times (median, p90, fastest wall time; median CPU time, which a loaded
+   machine disturbs less): the Python loop; `tether --version`; full syncs (cache removed before each);
+   incremental syncs with no change and with one; `tether calendar events` with the stand-in stopped (a
+   refused connection on 127.0.0.1), which must fall back to the cache;
 4. prints a Markdown table, and checks every run's output (5,000 events over the whole window).
 
 Needs only the Python standard library.
@@ -24,6 +25,7 @@ import glob
 import importlib.util
 import json
 import os
+import resource
 import secrets
 import shutil
 import statistics
@@ -97,14 +99,18 @@ def sign_in(tether, environment, base_url):
 
 
 def timed(command, environment, expect=(0,)):
+    """Runs `command`: its wall time, the CPU time (user and system) of the process, and its result."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(command, capture_output=True, text=True, env=environment)
     elapsed = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
     if result.returncode not in expect:
         raise SystemExit(
             "calendar_bench: %s exited %d: %s" % (" ".join(command[1:]), result.returncode, result.stderr.strip())
         )
-    return elapsed, result
+    return elapsed, cpu, result
 
 
 def summary(values):
@@ -151,16 +157,22 @@ def main():
 
         def measure(title, command, before=None, expect=(0,), check=None):
             samples = []
+            cpu_samples = []
             for _ in range(runs):
                 if before:
                     before()
-                elapsed, result = timed(command, environment, expect)
+                elapsed, cpu, result = timed(command, environment, expect)
                 if check:
                     check(result)
                 samples.append(elapsed)
+                cpu_samples.append(cpu)
             shown = " ".join(["tether"] + command[1:]) if command[0] == tether else title
-            rows.append((title, shown, summary(samples)))
-            print("%-60s median %7.1f ms" % (title, rows[-1][2]["median"]), file=sys.stderr, flush=True)
+            rows.append((title, shown, dict(summary(samples), cpu=statistics.median(cpu_samples))))
+            print(
+                "%-60s median %7.1f ms, CPU %7.1f ms" % (title, rows[-1][2]["median"], rows[-1][2]["cpu"]),
+                file=sys.stderr,
+                flush=True,
+            )
 
         loop = [sys.executable, os.path.join(HERE, "calendar_python_loop.py"), base_url, token]
         measure(
@@ -216,13 +228,13 @@ def main():
             server.shutdown()
         shutil.rmtree(home, ignore_errors=True)
 
-    print("| what | command | median | p90 | fastest |")
-    print("| --- | --- | --- | --- | --- |")
+    print("| what | command | median | p90 | fastest | CPU (median) |")
+    print("| --- | --- | --- | --- | --- | --- |")
     for title, command, figures in rows:
         print(
-            "| %s | `%s` | %.1f ms | %.1f ms | %.1f ms |"
+            "| %s | `%s` | %.1f ms | %.1f ms | %.1f ms | %.1f ms |"
             % (title, command if command != title else "python3 bench/calendar_python_loop.py URL TOKEN",
-               figures["median"], figures["p90"], figures["min"])
+               figures["median"], figures["p90"], figures["min"], figures["cpu"])
         )
     print("\n%d runs each; %d events, %d pages of 250; load average %.2f at the end." % (
         runs, arguments.events, (arguments.events + 249) // 250, os.getloadavg()[0]))

@@ -146,7 +146,9 @@ struct TransportTests {
         await #expect(throws: TransportError.cannotConnect) {
             _ = try await transport.send(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:1/")!), body: nil)
         }
-        #expect(ContinuousClock.now - started < .seconds(1))
+        // The error is the check (retrying until the connect timeout ends in a timeout, not `cannotConnect`); the
+        // time only shows that no connect timeout (10 seconds) passed, with room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(8))
     }
 }
 

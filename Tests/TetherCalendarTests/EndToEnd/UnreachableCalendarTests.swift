@@ -70,8 +70,10 @@ struct UnreachableCalendarTests {
         let result = await connections.fetch(window: window)
         let elapsed = ContinuousClock.now - started
 
-        #expect(elapsed < .seconds(1), "\(elapsed)")
+        // One attempt, so no backoff wait (the calendar's backoff waits 7 seconds over its attempts); the time has
+        // room for a loaded machine running the other suites.
         #expect(counting.count(containing: "/") == 1)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
         let report = try #require(result.report(for: unreachable.id))
         #expect(report.served == .cache)
         #expect(report.error == .offline)
