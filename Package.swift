@@ -33,7 +33,9 @@ let package = Package(
         "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar", "TetherFlights",
         "TetherServiceLifecycle", "TetherPostgres",
     ].map { Product.library(name: $0, targets: [$0]) } + [
-        .executable(name: "tether", targets: ["TetherCLI"])
+        // `tether` answers a fresh token itself and runs `tether-cli`, installed beside it, for everything else.
+        .executable(name: "tether", targets: ["TetherLauncher"]),
+        .executable(name: "tether-cli", targets: ["TetherCLI"]),
     ],
     // What an app does not need is behind a trait: a package that depends on Tether with `traits: []` resolves only
     // swift-log, swift-crypto (with swift-asn1) and swift-http-types (SE-0450; SwiftPM 6.2 leaves dependencies that
@@ -77,12 +79,16 @@ let package = Package(
         .target(
             name: "Tether",
             dependencies: [
+                "TetherVaultCore",
                 .logging,
                 .crypto,
                 .httpTypes,
                 .target(name: "BackgroundTasksShim", condition: .when(platforms: platformsWithoutBackgroundTasks)),
             ]
         ),
+        // The bytes of vault records, the keys derived from a vault key and base64url, over FoundationEssentials and
+        // swift-crypto only: shared by the core and the `tether` launcher, which must start in a few milliseconds.
+        .target(name: "TetherVaultCore", dependencies: [.crypto]),
         // BackgroundTasks' names and signatures, with a scheduler a test can launch and expire tasks on, so that the
         // core's AppRefreshTask compiles and is tested off Apple platforms.
         .target(name: "BackgroundTasksShim"),
@@ -242,6 +248,12 @@ let package = Package(
                 .httpTypes,
                 .logging,
             ]
+        ),
+        // `tether`: prints a fresh token from the vault without loading the full tool, and runs `tether-cli` (the
+        // target above) with the same arguments for anything else. See docs/decisions.md, "A launcher for fresh tokens".
+        .executableTarget(
+            name: "TetherLauncher",
+            dependencies: ["TetherVaultCore", .crypto]
         ),
         // A helper process for the stores' crash and cross-process tests (see Tests/TetherTests/VaultCrashTests.swift
         // and Tests/TetherKeychainTests/KeychainLeaseProcessTests.swift).
@@ -428,6 +440,8 @@ let package = Package(
             name: "TetherCLITests",
             dependencies: [
                 "TetherCLI",
+                // The `tether` launcher its command tests run (it runs `tether-cli` beside it).
+                "TetherLauncher",
                 "SignInAndCall",
                 "Tether",
                 "TetherOAuth",
@@ -466,8 +480,9 @@ let package = Package(
         .testTarget(
             name: "TetherConformanceTests",
             dependencies: [
-                // The `tether` binary its command tests run.
+                // The `tether` and `tether-cli` binaries its command tests run.
                 "TetherCLI",
+                "TetherLauncher",
                 "Tether",
                 "TetherOAuth",
                 "TetherJWT",

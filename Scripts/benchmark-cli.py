@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the `tether` command as scripts use it, against `tether dev-provider` on 127.0.0.1.
 
-    swift build -c release --product tether
+    swift build -c release --product tether-cli && swift build -c release --product tether
     python3 Scripts/benchmark-cli.py .build/release/tether
 
 1. `tether token` with a fresh token: wall time of one process (start, read the vault, print), 200 runs.

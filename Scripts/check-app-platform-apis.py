@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Fails when code that an iOS, tvOS, watchOS or visionOS app compiles uses an API Apple documents for macOS only.
 
-The app products (Tether, TetherOAuth, TetherURLSession, TetherKeychain, TetherCalendar, TetherFlights) are read file
-by file; each `#if` / `#elseif` / `#else` / `#endif` condition is evaluated for each app platform (`os(...)`,
-`canImport(...)` of the frameworks that platform has, `targetEnvironment(...)`), and the lines compiled there are
-searched for the APIs below. Code under `#if os(macOS)`, `#if canImport(Glibc)` and the like is left alone, as is an
-`#else` of an `os(iOS) || …` branch.
+The app products (Tether with TetherVaultCore, TetherOAuth, TetherURLSession, TetherKeychain, TetherCalendar,
+TetherFlights) are read file by file; each `#if` / `#elseif` / `#else` / `#endif` condition is evaluated for each app
+platform (`os(...)`, `canImport(...)` of the frameworks that platform has, `targetEnvironment(...)`), and the lines
+compiled there are searched for the APIs below. Code under `#if os(macOS)`, `#if canImport(Glibc)` and the like is
+left alone, as is an `#else` of an `os(iOS) || …` branch.
 
 Usage: Scripts/check-app-platform-apis.py [FILE ...]   (no files: every Swift file of the app products)
 """
@@ -13,7 +13,9 @@ import pathlib
 import re
 import sys
 
-APP_TARGETS = ["Tether", "TetherOAuth", "TetherURLSession", "TetherKeychain", "TetherCalendar", "TetherFlights"]
+APP_TARGETS = [
+    "Tether", "TetherVaultCore", "TetherOAuth", "TetherURLSession", "TetherKeychain", "TetherCalendar", "TetherFlights",
+]
 
 # APIs Apple marks macOS-only (or unavailable on the other platforms), with the page that says so.
 MACOS_ONLY = {

@@ -1,5 +1,6 @@
 import Crypto
 package import Foundation
+import TetherVaultCore
 
 /// The 256-bit key that encrypts a ``VaultStore``.
 ///
@@ -19,10 +20,7 @@ public struct VaultKey: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     init(symmetricKey: SymmetricKey) {
         self.symmetricKey = symmetricKey
-        var hasher = SHA256()
-        hasher.update(data: Data("tether.vault.key-identifier.v1".utf8))
-        symmetricKey.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        self.identifier = Data(hasher.finalize().prefix(8))
+        self.identifier = VaultRecordCipher.keyIdentifier(of: symmetricKey)
     }
 
     /// Creates a new random key.

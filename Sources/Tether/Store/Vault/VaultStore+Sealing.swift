@@ -1,5 +1,6 @@
 import Crypto
 package import Foundation
+import TetherVaultCore
 
 extension VaultStore {
     /// Seals a small secret that belongs beside the vault's records (a command-line tool's client secret) with the
@@ -12,9 +13,7 @@ extension VaultStore {
     package func seal(_ secret: String, context: String) throws -> String {
         let key = try currentKey()
         do {
-            let box = try AES.GCM.seal(Data(secret.utf8), using: key.symmetricKey, authenticating: Data(context.utf8))
-            guard let combined = box.combined else { throw CredentialStoreError.io }
-            return combined.base64EncodedString()
+            return try VaultKeyDerivations.seal(secret, context: context, key: key.symmetricKey)
         } catch {
             throw CredentialStoreError.io.with(message: "Could not seal a secret with the vault key", cause: error)
         }
@@ -24,16 +23,22 @@ extension VaultStore {
     /// - Throws: ``CredentialStoreError/wrongKey`` when the key or the context does not match (or the text was
     ///   changed), ``CredentialStoreError/corrupted`` when it is not a sealed value at all.
     package func open(sealed text: String, context: String) throws -> String {
-        guard let data = Data(base64Encoded: text), let box = try? AES.GCM.SealedBox(combined: data) else {
+        guard let data = Data(base64Encoded: text), (try? AES.GCM.SealedBox(combined: data)) != nil else {
             throw CredentialStoreError.corrupted.with(message: "A sealed secret is not in the sealed format")
         }
         let key = try currentKey()
-        guard let plain = try? AES.GCM.open(box, using: key.symmetricKey, authenticating: Data(context.utf8)) else {
-            throw CredentialStoreError.wrongKey.with(
-                message: "A sealed secret does not open with this vault key (another key, or it was changed)"
-            )
+        do {
+            return try VaultKeyDerivations.open(sealed: text, context: context, key: key.symmetricKey)
+        } catch {
+            switch error {
+            case .notSealed:
+                throw CredentialStoreError.corrupted.with(message: "A sealed secret is not in the sealed format")
+            case .doesNotAuthenticate:
+                throw CredentialStoreError.wrongKey.with(
+                    message: "A sealed secret does not open with this vault key (another key, or it was changed)"
+                )
+            }
         }
-        return String(decoding: plain, as: UTF8.self)
     }
 
     /// Seals bytes that belong beside the vault's records (the calendar cache) with the vault's key: AES-GCM, with

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The full command-line tool, `tether-cli`, installed beside `tether`.
+enum FullTool {
+    /// The full tool's file name.
+    static let name = "tether-cli"
+
+    /// Replaces this process with `tether-cli` beside this executable, with the same arguments (the first one
+    /// included, so that it names itself `tether`) and the same environment; the process keeps its id, its open
+    /// files and its standard input. Returns only when the tool cannot be run: then it says so and exits with 1.
+    static func run(_ arguments: [String]) -> Never {
+        guard let path = path() else {
+            LauncherOutput.error("tether: cannot find the folder of this executable to run \(name) beside it.")
+            LauncherOutput.exit(1)
+        }
+        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        pointers.append(nil)
+        execv(path, pointers)
+        let problem = String(cString: strerror(errno))
+        LauncherOutput.error("tether: cannot run \(path): \(problem). Install \(name) beside tether.")
+        LauncherOutput.exit(1)
+    }
+
+    /// `tether-cli` in the folder of this executable (`/proc/self/exe` where it exists, else the command line's
+    /// first word when it names a file by path).
+    static func path() -> String? {
+        guard let executable = currentExecutable(), let slash = executable.lastIndex(of: "/") else { return nil }
+        return String(executable[...slash]) + name
+    }
+
+    static func currentExecutable() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        #if canImport(Darwin)
+        var size = UInt32(buffer.count)
+        if _NSGetExecutablePath(&buffer, &size) == 0 { return String(cString: buffer) }
+        #else
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if count > 0 {
+            return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        #endif
+        let first = CommandLine.arguments.first ?? ""
+        return first.contains("/") ? first : nil
+    }
+}
+
+/// What the launcher writes, straight to the file descriptors: no buffering to flush before `exec` or `exit`.
+enum LauncherOutput {
+    /// Writes all of `text` to standard output. When the reader is gone, `SIGPIPE` ends the process, as it ends
+    /// `tether-cli`; where it is ignored, the rest is dropped.
+    static func write(_ text: String) {
+        writeAll(1, Array(text.utf8))
+    }
+
+    /// Writes a line to standard error.
+    static func error(_ line: String) {
+        writeAll(2, Array((line + "\n").utf8))
+    }
+
+    static func exit(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}
