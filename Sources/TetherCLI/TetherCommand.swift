@@ -74,14 +74,14 @@ struct TetherCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
             ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
-            RefreshWorkerCommand.self,
+            GitCredentialCommand.self, RefreshWorkerCommand.self,
         ]
     )
 
     /// Runs the command and exits with the documented statuses: usage errors exit 2 (not the parser's 64), a
     /// ``CLIFailure`` exits with its status after one line on standard error.
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = helperArguments(CommandLine.arguments)
         let terminal = Terminal()
         DetachedRefresher.executable.withLock { $0 = currentExecutable() }
         let command: any ParsableCommand
@@ -118,6 +118,17 @@ struct TetherCommand: AsyncParsableCommand {
             let failure = CLIFailure.from(error)
             report(failure, terminal: terminal)
             terminate(failure.status.rawValue)
+        }
+    }
+
+    /// The command line without its first word; run as `git-credential-tether` (a symbolic link or copy of this
+    /// executable, as git finds its helpers), the matching subcommand comes first.
+    static func helperArguments(_ commandLine: [String]) -> [String] {
+        let arguments = Array(commandLine.dropFirst())
+        let invokedAs = URL(fileURLWithPath: commandLine.first ?? "tether").lastPathComponent
+        switch invokedAs {
+        case "git-credential-tether": return ["git-credential"] + arguments
+        default: return arguments
         }
     }
 
