@@ -74,7 +74,7 @@ struct TetherCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
             ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
-            GitCredentialCommand.self, RefreshWorkerCommand.self,
+            GitCredentialCommand.self, DockerCredentialCommand.self, RefreshWorkerCommand.self,
         ]
     )
 
@@ -121,13 +121,15 @@ struct TetherCommand: AsyncParsableCommand {
         }
     }
 
-    /// The command line without its first word; run as `git-credential-tether` (a symbolic link or copy of this
-    /// executable, as git finds its helpers), the matching subcommand comes first.
+    /// The command line without its first word; run as `git-credential-tether` or `docker-credential-tether` (a
+    /// symbolic link or copy of this executable, as git and docker find their helpers), the matching subcommand
+    /// comes first.
     static func helperArguments(_ commandLine: [String]) -> [String] {
         let arguments = Array(commandLine.dropFirst())
         let invokedAs = URL(fileURLWithPath: commandLine.first ?? "tether").lastPathComponent
         switch invokedAs {
         case "git-credential-tether": return ["git-credential"] + arguments
+        case "docker-credential-tether": return ["docker-credential"] + arguments
         default: return arguments
         }
     }
