@@ -74,7 +74,8 @@ struct TetherCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
             ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
-            GitCredentialCommand.self, DockerCredentialCommand.self, RefreshWorkerCommand.self,
+            GitCredentialCommand.self, KubeCredentialCommand.self, DockerCredentialCommand.self,
+            RefreshWorkerCommand.self,
         ]
     )
 

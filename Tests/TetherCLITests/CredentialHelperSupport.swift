@@ -10,6 +10,9 @@ enum HelperTools {
     }
 
     static var hasGitAndPython: Bool { path(of: "git") != nil && path(of: "python3") != nil }
+    static var hasKubectlOpenSSLAndPython: Bool {
+        path(of: "kubectl") != nil && path(of: "openssl") != nil && path(of: "python3") != nil
+    }
 }
 
 extension CLI {
@@ -177,6 +180,84 @@ enum StandInServers {
             do_POST = handle_any
 
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        print("listening", server.server_address[1], file=sys.stderr, flush=True)
+        server.serve_forever()
+        """#
+
+    /// A stand-in for a Kubernetes API server over TLS: `GET /api` answers an `APIVersions` document to a bearer
+    /// token the API server would accept, 401 otherwise. Mode `id` checks an OpenID Connect ID token as an API
+    /// server configured for OIDC does (RS256 signature against the provider's JWKS, issuer, audience, expiry);
+    /// mode `access` asks the development provider's userinfo endpoint. Arguments: certificate, key, mode, issuer,
+    /// client id, userinfo URL.
+    static let kubernetes = #"""
+        import base64, http.server, json, ssl, sys, time, urllib.request, hashlib
+
+        CERT, KEY, MODE, ISSUER, CLIENT, USERINFO = sys.argv[1:7]
+
+        def b64(text):
+            return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+        def valid_id_token(token):
+            try:
+                header_part, payload_part, signature_part = token.split(".")
+                header, claims = json.loads(b64(header_part)), json.loads(b64(payload_part))
+                if header.get("alg") != "RS256":
+                    return False
+                with urllib.request.urlopen(ISSUER.rstrip("/") + "/jwks", timeout=10) as answer:
+                    keys = json.load(answer)["keys"]
+                key = next(k for k in keys if k.get("kid") == header.get("kid"))
+                n, e = int.from_bytes(b64(key["n"]), "big"), int.from_bytes(b64(key["e"]), "big")
+                size = (n.bit_length() + 7) // 8
+                signed = pow(int.from_bytes(b64(signature_part), "big"), e, n).to_bytes(size, "big")
+                digest = hashlib.sha256((header_part + "." + payload_part).encode()).digest()
+                info = bytes.fromhex("3031300d060960864801650304020105000420") + digest
+                expected = b"\x00\x01" + b"\xff" * (size - len(info) - 3) + b"\x00" + info
+                audience = claims.get("aud")
+                audiences = audience if isinstance(audience, list) else [audience]
+                return (signed == expected and claims.get("iss") == ISSUER and CLIENT in audiences
+                        and claims.get("exp", 0) > time.time())
+            except Exception:
+                return False
+
+        def valid_access_token(token):
+            request = urllib.request.Request(USERINFO, headers={"Authorization": "Bearer " + token})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    return answer.status == 200
+            except Exception:
+                return False
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def reply(self, status, document):
+                body = json.dumps(document).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                header = self.headers.get("Authorization", "")
+                token = header[7:] if header.startswith("Bearer ") else ""
+                good = token and (valid_id_token(token) if MODE == "id" else valid_access_token(token))
+                if not good:
+                    self.reply(401, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                     "message": "Unauthorized", "reason": "Unauthorized", "code": 401})
+                elif self.path == "/api":
+                    address = "127.0.0.1:%d" % self.server.server_address[1]
+                    self.reply(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs":
+                                     [{"clientCIDR": "0.0.0.0/0", "serverAddress": address}]})
+                else:
+                    self.reply(404, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                     "message": "not found", "reason": "NotFound", "code": 404})
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(CERT, KEY)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
         print("listening", server.server_address[1], file=sys.stderr, flush=True)
         server.serve_forever()
         """#
