@@ -33,6 +33,12 @@ struct TetherCommand: AsyncParsableCommand {
               tether token | sed 's/^/Authorization: Bearer /' | \\
                   curl -H @- http://127.0.0.1:8123/resource
 
+            CREDENTIAL HELPERS (docs/credential-helpers.md)
+              tether git-credential     git (also as git-credential-tether)
+              tether kube-credential    kubectl's exec plugin
+              tether docker-credential  docker (also as docker-credential-tether)
+              tether token --format bazel|terraform|header|env
+
             FILES
               $TETHER_HOME   default $XDG_DATA_HOME/tether, else ~/.local/share/tether
               connections.json   each connection's provider, client id, scopes;
@@ -43,6 +49,8 @@ struct TetherCommand: AsyncParsableCommand {
               status.json        the last error of each connection
               calendar-cache/    each calendar source's last good events, sealed
               calendar-status.json  how each calendar source's last fetch failed
+              rejected-tokens.json  a fingerprint of the token a tool last refused
+                                 (git credential erase): the next helper refreshes
 
             ENVIRONMENT
               TETHER_HOME        where the files above live
