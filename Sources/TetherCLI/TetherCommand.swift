@@ -33,6 +33,12 @@ struct TetherCommand: AsyncParsableCommand {
               tether token | sed 's/^/Authorization: Bearer /' | \\
                   curl -H @- http://127.0.0.1:8123/resource
 
+            CREDENTIAL HELPERS (docs/credential-helpers.md)
+              tether git-credential     git (also as git-credential-tether)
+              tether kube-credential    kubectl's exec plugin
+              tether docker-credential  docker (also as docker-credential-tether)
+              tether token --format bazel|terraform|header|env
+
             FILES
               $TETHER_HOME   default $XDG_DATA_HOME/tether, else ~/.local/share/tether
               connections.json   each connection's provider, client id, scopes;
@@ -43,6 +49,8 @@ struct TetherCommand: AsyncParsableCommand {
               status.json        the last error of each connection
               calendar-cache/    each calendar source's last good events, sealed
               calendar-status.json  how each calendar source's last fetch failed
+              rejected-tokens.json  a fingerprint of the token a tool last refused
+                                 (git credential erase): the next helper refreshes
 
             ENVIRONMENT
               TETHER_HOME        where the files above live
@@ -74,6 +82,7 @@ struct TetherCommand: AsyncParsableCommand {
         subcommands: [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
             ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
+            GitCredentialCommand.self, KubeCredentialCommand.self, DockerCredentialCommand.self,
             RefreshWorkerCommand.self,
         ]
     )
@@ -81,7 +90,7 @@ struct TetherCommand: AsyncParsableCommand {
     /// Runs the command and exits with the documented statuses: usage errors exit 2 (not the parser's 64), a
     /// ``CLIFailure`` exits with its status after one line on standard error.
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = helperArguments(CommandLine.arguments)
         let terminal = Terminal()
         DetachedRefresher.executable.withLock { $0 = currentExecutable() }
         let command: any ParsableCommand
@@ -118,6 +127,19 @@ struct TetherCommand: AsyncParsableCommand {
             let failure = CLIFailure.from(error)
             report(failure, terminal: terminal)
             terminate(failure.status.rawValue)
+        }
+    }
+
+    /// The command line without its first word; run as `git-credential-tether` or `docker-credential-tether` (a
+    /// symbolic link or copy of this executable, as git and docker find their helpers), the matching subcommand
+    /// comes first.
+    static func helperArguments(_ commandLine: [String]) -> [String] {
+        let arguments = Array(commandLine.dropFirst())
+        let invokedAs = URL(fileURLWithPath: commandLine.first ?? "tether").lastPathComponent
+        switch invokedAs {
+        case "git-credential-tether": return ["git-credential"] + arguments
+        case "docker-credential-tether": return ["docker-credential"] + arguments
+        default: return arguments
         }
     }
 

@@ -42,6 +42,8 @@ struct LoginCommand: AsyncParsableCommand {
               tether login --issuer https://login.example.com \\
                   --client-id cli --name work \\
                   --revocation-endpoint https://login.example.com/oauth/revoke
+              tether login github --device --client-id Iv23liExample \\
+                  --git-host github.com
             """
     )
 
@@ -128,6 +130,30 @@ struct LoginCommand: AsyncParsableCommand {
     )
     var calendarAPI: String?
 
+    @Option(
+        name: .customLong("git-host"),
+        help: ArgumentHelp(
+            "A git host whose credential helper answers with this connection (`tether git-credential`); repeat it.",
+            valueName: "host"
+        )
+    )
+    var gitHosts: [String] = []
+
+    @Option(help: "The user name `tether git-credential` answers with (default: oauth2).")
+    var gitUsername: String?
+
+    @Option(
+        name: .customLong("docker-registry"),
+        help: ArgumentHelp(
+            "A container registry that `tether docker-credential` answers for with this connection; repeat it.",
+            valueName: "host"
+        )
+    )
+    var dockerRegistries: [String] = []
+
+    @Option(help: "The user name `tether docker-credential` answers with (default: oauth2accesstoken).")
+    var dockerUsername: String?
+
     @Flag(help: "Sign in with a device code instead of the browser (for machines without one).")
     var device = false
 
@@ -192,6 +218,14 @@ struct LoginCommand: AsyncParsableCommand {
             preset: nil,
             issuer: nil
         )
+        // Bad host names are usage errors before any network.
+        let helperSetting = try CredentialHelperSetting.merged(
+            existing: existing?.credentialHelpers,
+            gitHosts: gitHosts,
+            gitUsername: gitUsername,
+            dockerRegistries: dockerRegistries,
+            dockerUsername: dockerUsername
+        )
         // A record that cannot be read is never signed over: say so before anyone signs in.
         do {
             _ = try await workspace.store.read(ConnectionID(name))
@@ -251,7 +285,8 @@ struct LoginCommand: AsyncParsableCommand {
                 preset: choice.storedName,
                 provider: configuration,
                 sealedClientSecret: sealedSecret,
-                calendar: calendarSource
+                calendar: calendarSource,
+                credentialHelpers: helperSetting
             )
         )
         workspace.statusFile.clear(name)

@@ -17,14 +17,46 @@ struct TokenCommand: AsyncParsableCommand {
               tether request https://api.example.com/me
               tether token calendar --force-refresh
               tether token --json | jq -r .expiresAt
+              tether token work --format header | curl -H @- https://api.example.com/me
+              eval "$(tether token work --format env --variable API_TOKEN)"
+
+            FORMATS (--format)
+              token      the access token alone (default)
+              json       {name, accessToken, tokenType, expiresAt} (also --json)
+              header     Authorization: Bearer TOKEN
+              env        export TETHER_TOKEN='TOKEN', to be eval'ed (--variable names it)
+              bazel      a Bazel credential helper's answer; with `get`, the request is read from standard input
+              terraform  a Terraform credentials helper's answer; `get HOST` answers {} unless --host names HOST
+            See docs/credential-helpers.md for git, kubectl, docker, Bazel and Terraform.
             """
     )
 
     @Argument(help: "The connection; default: TETHER_CONNECTION, or the only one there is.")
     var connection: String?
 
-    @Flag(help: "Print {name, accessToken, tokenType, expiresAt} as JSON.")
+    @Argument(help: "For --format bazel and terraform: the operation the tool asks for (get, store, forget).")
+    var operation: String?
+
+    @Argument(help: "For --format terraform: the host of `get HOST`.")
+    var operationHost: String?
+
+    @Flag(help: "Print {name, accessToken, tokenType, expiresAt} as JSON (as --format json).")
     var json = false
+
+    @Option(help: "How to print the token: token, json, header, env, bazel, terraform (see FORMATS below).")
+    var format: TokenFormat?
+
+    @Option(help: "For --format env: the variable's name (default: TETHER_TOKEN).")
+    var variable: String = "TETHER_TOKEN"
+
+    @Option(
+        name: .customLong("host"),
+        help: ArgumentHelp(
+            "For --format bazel and terraform: a host the token may go to; repeat it. Terraform needs one.",
+            valueName: "host"
+        )
+    )
+    var hosts: [String] = []
 
     @Flag(help: "Refresh even when the token is still valid (for a token the API rejected).")
     var forceRefresh = false
@@ -35,6 +67,12 @@ struct TokenCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
+        let format = try resolvedFormat()
+        let request = try TokenRequest.read(format: format, operation: operation, host: operationHost, hosts: hosts)
+        guard case .token = request else {
+            if case .answer(let text) = request, !text.isEmpty { Terminal().out(text) }
+            return
+        }
         // Nothing is created for a connection that does not exist; a refresh writes only into an existing vault.
         let workspace = try Workspace(global, createsHome: false)
         let name = try workspace.resolveName(connection)
@@ -56,20 +94,32 @@ struct TokenCommand: AsyncParsableCommand {
             throw failure
         }
         workspace.statusFile.clear(name)
-        if json {
-            let record = try? await session.connection()
-            let object: [String: String?] = [
-                "name": name,
-                "accessToken": token.revealedValue,
-                "tokenType": record?.tokens.tokenType ?? "Bearer",
-                "expiresAt": Format.iso8601(record?.tokens.expiresAt),
-            ]
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            workspace.terminal.out(String(decoding: try encoder.encode(object), as: UTF8.self))
-        } else {
-            workspace.terminal.out(token.revealedValue)
+        let record = try? await session.connection()
+        workspace.terminal.out(
+            try TokenOutput(
+                name: name,
+                token: token,
+                tokenType: record?.tokens.tokenType,
+                expiresAt: record?.tokens.expiresAt
+            ).render(format, variable: variable)
+        )
+    }
+
+    /// The format asked for: `--format`, or json with `--json`.
+    func resolvedFormat() throws -> TokenFormat {
+        if json, let format, format != .json {
+            throw CLIFailure(.usage, "--json is --format json; give one of them")
         }
+        let resolved = format ?? (json ? .json : .token)
+        if resolved == .env { _ = try TokenOutput.validatedVariable(variable) }
+        if operation != nil, resolved != .bazel, resolved != .terraform {
+            throw CLIFailure(
+                .usage,
+                "Unexpected argument '\(operation?.prefix(40) ?? "")'",
+                fix: "Only --format bazel and terraform take an operation"
+            )
+        }
+        return resolved
     }
 
     /// Refreshed tokens that the store refused (a refresh made in this process, when no worker could be started)

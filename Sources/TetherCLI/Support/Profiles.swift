@@ -17,6 +17,9 @@ struct Profile: Sendable, Codable {
     /// What makes the connection a calendar source (`tether login … --calendar`); `nil` for none, and in profiles
     /// written before calendars existed.
     var calendar: CalendarSetting? = nil
+    /// Which git hosts and container registries the connection's tokens go to (`tether login … --git-host`,
+    /// `--docker-registry`); `nil` for none, and in profiles written before credential helpers existed.
+    var credentialHelpers: CredentialHelperSetting? = nil
     /// Binds the profile to the vault key: HMAC-SHA256 over ``canonicalBytes``, with a key derived from the vault
     /// key (`VaultStore.authenticationCode`). A profile without it, or whose fields no longer match it, is refused.
     var mac: String? = nil

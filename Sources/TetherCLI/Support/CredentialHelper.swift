@@ -1,0 +1,254 @@
+import Foundation
+import Tether
+
+/// Which git hosts and container registries a connection's tokens go to, and the user name they are sent with
+/// (`tether login … --git-host HOST --docker-registry HOST`). Kept in connections.json with the connection, covered
+/// by its MAC: a token only goes to a host that the user named with the vault key at hand.
+struct CredentialHelperSetting: Sendable, Codable, Equatable {
+    /// Git hosts, lowercased, with a port when it is not the scheme's (`github.com`, `git.example.com:8443`).
+    var gitHosts: [String] = []
+    /// The user name `tether git-credential` answers with; `nil` for ``defaultGitUsername``.
+    var gitUsername: String? = nil
+    /// Container registries, lowercased (`ghcr.io`, `europe-docker.pkg.dev`).
+    var dockerRegistries: [String] = []
+    /// The user name `tether docker-credential` answers with; `nil` for ``defaultDockerUsername``.
+    var dockerUsername: String? = nil
+
+    /// What GitLab requires with an OAuth token and what GitHub, Bitbucket and Azure DevOps accept.
+    static let defaultGitUsername = "oauth2"
+    /// What Google's registries (Artifact Registry, Container Registry) require with an access token.
+    static let defaultDockerUsername = "oauth2accesstoken"
+
+    var isEmpty: Bool { gitHosts.isEmpty && gitUsername == nil && dockerRegistries.isEmpty && dockerUsername == nil }
+
+    /// The setting after `tether login` options: options given replace the saved values, the others are kept.
+    static func merged(
+        existing: CredentialHelperSetting?,
+        gitHosts: [String],
+        gitUsername: String?,
+        dockerRegistries: [String],
+        dockerUsername: String?
+    ) throws -> CredentialHelperSetting? {
+        var setting = existing ?? CredentialHelperSetting()
+        if !gitHosts.isEmpty { setting.gitHosts = try gitHosts.map { try normalizedHost($0, option: "--git-host") } }
+        if !dockerRegistries.isEmpty {
+            setting.dockerRegistries = try dockerRegistries.map {
+                try normalizedHost($0, option: "--docker-registry")
+            }
+        }
+        if let gitUsername { setting.gitUsername = try validatedUsername(gitUsername, option: "--git-username") }
+        if let dockerUsername {
+            setting.dockerUsername = try validatedUsername(dockerUsername, option: "--docker-username")
+        }
+        return setting.isEmpty ? nil : setting
+    }
+
+    /// A host as the helpers compare it: lowercased, without a scheme, path or trailing dot; `host[:port]`.
+    /// - Throws: A usage ``CLIFailure`` for something that is not a host name.
+    static func normalizedHost(_ given: String, option: String) throws -> String {
+        guard let host = host(of: given) else {
+            throw CLIFailure(
+                .usage,
+                "\(option) '\(given.prefix(60))' is not a host name",
+                fix: "Give a host such as github.com or registry.example.com:5000"
+            )
+        }
+        return host
+    }
+
+    /// The `host[:port]` of a URL or bare host (`https://ghcr.io/v2/`, `index.docker.io/v1/`, `GitHub.com`),
+    /// lowercased; `nil` when it has none.
+    static func host(of text: String) -> String? {
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        if let scheme = rest.range(of: "://") { rest = rest[scheme.upperBound...] }
+        if let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<slash] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        var host = rest.lowercased()
+        if host.hasSuffix(".") { host.removeLast() }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-:[]_")
+        guard !host.isEmpty, host.count <= 260, host.allSatisfy({ allowed.contains($0) }),
+            !host.hasPrefix("-"), !host.hasPrefix(":")
+        else { return nil }
+        return host
+    }
+
+    private static func validatedUsername(_ name: String, option: String) throws -> String {
+        guard !name.isEmpty, name.count <= 256,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw CLIFailure(.usage, "\(option) must be 1 to 256 characters without control characters")
+        }
+        return name
+    }
+}
+
+/// Hands a connection's access token to a tool that calls `tether` as its credential helper (git, kubectl,
+/// docker, Bazel, Terraform). It takes the path `tether token` takes —
+/// ``Workspace/session(for:leaseHeldByParent:revocation:)`` and ``Session/validAccessToken(minimumLifetime:)`` —
+/// so that any number of helper processes share one refresh
+/// under the vault's lease, and a refresh that a killed helper started finishes in its detached worker. It never
+/// signs in: a connection that needs sign-in is a ``CLIFailure`` with exit status 3 and the `tether login` line.
+struct CredentialHelper: Sendable {
+    let workspace: Workspace
+
+    /// A token and what a tool may want to know with it.
+    struct Issued: Sendable {
+        let name: String
+        let accessToken: AccessToken
+        let tokens: TokenSet?
+        let profile: Profile
+
+        /// When the access token expires, if the provider said.
+        var expiresAt: Date? { tokens?.expiresAt }
+    }
+
+    init(_ options: GlobalOptions) throws {
+        // A helper creates nothing: a connection that does not exist is a sign-in hint, not a new vault.
+        workspace = try Workspace(options, createsHome: false)
+    }
+
+    /// The connection of a git host or registry: the one whose saved setting lists it. `nil` when none does.
+    /// - Throws: A configuration ``CLIFailure`` when several do.
+    func connection(
+        serving host: String,
+        kind: KeyPath<CredentialHelperSetting, [String]>,
+        option: String
+    ) throws -> Profile? {
+        let matching = try workspace.profiles.load().filter {
+            ($0.credentialHelpers?[keyPath: kind] ?? []).contains(host)
+        }
+        guard matching.count <= 1 else {
+            throw CLIFailure(
+                .configuration,
+                "Several connections are saved for \(host) (\(matching.map(\.name).joined(separator: ", ")))",
+                fix: "Name one with --connection, or sign in again to one of them with other \(option) values"
+            )
+        }
+        return matching.first
+    }
+
+    /// The profile of a connection named on the command line.
+    func profile(named given: String?) throws -> Profile {
+        try workspace.profile(named: try workspace.resolveName(given))
+    }
+
+    /// A valid access token of `profile`'s connection, refreshed first when it expires soon, or when a tool
+    /// reported it rejected (``RejectedTokens``). Any failure is recorded for `tether status` and thrown as a
+    /// ``CLIFailure``.
+    func token(for profile: Profile) async throws -> Issued {
+        let name = profile.name
+        let session = try await workspace.session(for: profile)
+        let rejected = RejectedTokens(workspace: workspace)
+        do {
+            var token = try await session.validAccessToken()
+            if let marked = rejected.fingerprint(for: name) {
+                if rejected.fingerprint(of: token) == marked {
+                    // The tool's server refused this very token: one refresh, shared with every other process
+                    // that saw the same refusal (the session skips it when the stored token is already newer).
+                    token = try await session.forceRefresh(rejecting: token)
+                }
+                rejected.clear(name)
+            }
+            try await TokenCommand.requireStored(session)
+            workspace.statusFile.clear(name)
+            return Issued(
+                name: name,
+                accessToken: token,
+                tokens: try? await session.connection()?.tokens,
+                profile: profile
+            )
+        } catch {
+            let failure = CLIFailure.from(error, connection: name)
+            workspace.statusFile.record(failure.message, for: name)
+            throw failure
+        }
+    }
+
+    /// Refreshes now unless another process already replaced `token`: for a token that is still valid while
+    /// something issued with it is not (the ID token that kubectl hands to the API server).
+    func forcedToken(for profile: Profile, rejecting token: AccessToken) async throws -> Issued {
+        let name = profile.name
+        let session = try await workspace.session(for: profile)
+        do {
+            let fresh = try await session.forceRefresh(rejecting: token)
+            try await TokenCommand.requireStored(session)
+            workspace.statusFile.clear(name)
+            return Issued(
+                name: name,
+                accessToken: fresh,
+                tokens: try? await session.connection()?.tokens,
+                profile: profile
+            )
+        } catch {
+            let failure = CLIFailure.from(error, connection: name)
+            workspace.statusFile.record(failure.message, for: name)
+            throw failure
+        }
+    }
+}
+
+/// `$TETHER_HOME/rejected-tokens.json`: for each connection, a keyed fingerprint of the last access token a tool
+/// reported refused (`git credential erase`), so that the next helper process refreshes once instead of handing
+/// the same token out again. The file holds no token: HMAC-SHA256 with a key derived from the vault key, cut to
+/// 96 bits, which tells one connection's tokens apart and cannot be tried against guesses without the key.
+struct RejectedTokens: Sendable {
+    struct Entry: Codable, Sendable {
+        var fingerprint: String
+        var at: Date
+    }
+
+    static let context = "tether.rejected-access-token.v1"
+
+    let file: EntryFile<Entry>
+    let vault: VaultStore
+
+    init(workspace: Workspace) {
+        file = EntryFile(home: workspace.home, fileName: "rejected-tokens.json")
+        vault = workspace.vault
+    }
+
+    /// The fingerprint of a token; `nil` while the vault key cannot be read.
+    func fingerprint(of token: AccessToken) -> String? {
+        guard
+            let code = try? vault.authenticationCode(for: Data(token.revealedValue.utf8), context: Self.context)
+        else { return nil }
+        return String(code.prefix(16))
+    }
+
+    /// The fingerprint recorded for `name`, if any.
+    func fingerprint(for name: String) -> String? { file.load()[name]?.fingerprint }
+
+    /// Records that a tool's server refused `token` of connection `name`.
+    func record(_ token: AccessToken, for name: String) {
+        guard let fingerprint = fingerprint(of: token) else { return }
+        file.update { $0[name] = Entry(fingerprint: fingerprint, at: Date()) }
+    }
+
+    func clear(_ name: String) { file.remove(name) }
+}
+
+/// Times as the helpers' formats want them.
+enum HelperTime {
+    /// RFC 3339 in UTC with whole seconds (`2026-05-01T12:00:00Z`).
+    static func rfc3339(_ date: Date) -> String { Format.iso8601(date) ?? "" }
+
+    /// Seconds since 1970, as git's `password_expiry_utc`.
+    static func unix(_ date: Date) -> String { String(Int64(date.timeIntervalSince1970.rounded(.down))) }
+}
+
+/// Reads standard input up to `limit` bytes; more is a usage error (a helper's input is a few lines).
+enum HelperInput {
+    static func read(limit: Int = 1 << 20) throws -> Data {
+        var data = Data()
+        let handle = FileHandle.standardInput
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+            guard data.count <= limit else {
+                throw CLIFailure(.usage, "The input on standard input is longer than \(limit) bytes")
+            }
+        }
+        return data
+    }
+}
