@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the headless-browser test needs (Scripts/headless-browser.py): Debian's chromium and
-# chromium-driver, and the Selenium Python package. Idempotent; run as root on Debian 12 (CI). One line per step.
+# chromium-driver, and the Selenium Python package; and the tools the credential-helper tests run for real: git
+# (with `git http-backend`), openssl (a test CA) and kubectl. Idempotent; run as root on Debian 12 (CI). One line
+# per step.
 set -euo pipefail
 
 # 4.51.0: 4.52.0 exists but needs a certifi newer than the package index offers here.
@@ -41,6 +43,7 @@ apt_install() {
 }
 
 apt_install chromium chromium-driver
+apt_install git openssl kubectl
 
 if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then
     apt_install python3-pip
