@@ -22,10 +22,11 @@ let package = Package(
         .target(
             name: "Tether",
             dependencies: [
-                .logging, .crypto, .httpTypes,
+                "TetherVaultCore", .logging, .crypto, .httpTypes,
                 .target(name: "BackgroundTasksShim", condition: .when(platforms: nonApplePlatforms)),
             ]
         ),
+        .target(name: "TetherVaultCore", dependencies: [.crypto]),
         .target(name: "BackgroundTasksShim"),
         .target(name: "LocalAuthenticationShim"),
         .target(name: "TetherTesting", dependencies: ["Tether", .logging, .inMemoryLogging]),
