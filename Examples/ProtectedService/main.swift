@@ -1,9 +1,9 @@
 // A Hummingbird service whose `/hello` route needs a valid bearer token: a JWT access token (RFC 9068) from the
 // issuer, checked by `BearerTokenMiddleware` with the issuer's published keys.
 //
-//   swift run tether dev-provider --jwt-access-tokens      # in another terminal
+//   swift run tether-cli dev-provider --jwt-access-tokens      # in another terminal
 //   swift run ProtectedService [ISSUER] [AUDIENCE]
-//   swift run tether token | sed 's/^/Authorization: Bearer /' | curl -H @- http://127.0.0.1:8080/hello
+//   swift run tether-cli token | sed 's/^/Authorization: Bearer /' | curl -H @- http://127.0.0.1:8080/hello
 //
 // ISSUER defaults to the development provider; AUDIENCE (the `aud` the tokens must name) to ISSUER/resource,
 // the audience of the development provider's access tokens. PORT sets the port (8080).

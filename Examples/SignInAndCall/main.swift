@@ -3,7 +3,7 @@
 //
 //   swift run SignInAndCall [ISSUER] [API-URL]
 //
-// ISSUER defaults to the development provider (`swift run tether dev-provider`), API-URL to the issuer's userinfo
+// ISSUER defaults to the development provider (`swift run tether-cli dev-provider`), API-URL to the issuer's userinfo
 // endpoint. TETHER_CLIENT_ID sets the client id (default: the development provider's `tether-dev-client`).
 
 import Foundation

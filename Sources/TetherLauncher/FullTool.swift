@@ -21,7 +21,9 @@ enum FullTool {
         pointers.append(nil)
         execv(path, pointers)
         let problem = String(cString: strerror(errno))
-        LauncherOutput.error("tether: cannot run \(path): \(problem). Install \(name) beside tether.")
+        LauncherOutput.error(
+            "tether: cannot run \(path): \(problem). Install \(name) beside tether (in a clone: swift build)."
+        )
         LauncherOutput.exit(1)
     }
 
