@@ -56,6 +56,16 @@ def helpers(tether):
     and `token_of` below finds the token in what it prints."""
     return [
         Helper("tether token", [tether, "token"], "tether"),
+        Helper("tether git-credential get", [tether, "git-credential", "get"], "tether",
+               stdin="protocol=https\nhost=git.example.com\n\n"),
+        Helper("tether kube-credential (ID token)", [tether, "kube-credential", "dev"], "tether"),
+        Helper("tether docker-credential get", [tether, "docker-credential", "get"], "tether",
+               stdin="https://registry.example.com\n"),
+        Helper("tether token --format bazel get", [tether, "token", "dev", "--format", "bazel", "get"], "tether",
+               stdin='{"uri":"https://api.example.com/v1/x"}'),
+        Helper("tether token --format terraform get",
+               [tether, "token", "dev", "--format", "terraform", "get", "app.example.com", "--host", "app.example.com"],
+               "tether"),
         Helper("gcloud auth print-access-token", ["gcloud", "auth", "print-access-token"], "gcloud", runs=10,
                expiry_runs=3, concurrent_rounds=2),
         Helper("gke-gcloud-auth-plugin", ["gke-gcloud-auth-plugin"], "gcloud", runs=10, expiry_runs=3,
@@ -67,14 +77,16 @@ def helpers(tether):
 
 def token_of(output):
     """The token in what a helper printed: the plain line, an ExecCredential's `status.token`, a Docker credential's
-    `Secret`, or a git credential's `password`."""
+    `Secret`, a git credential's `password`, Terraform's `token` or Bazel's `Authorization` header."""
     text = output.strip()
     try:
         document = json.loads(text)
     except ValueError:
         document = None
     if isinstance(document, dict):
-        return (document.get("status") or {}).get("token") or document.get("Secret") or document.get("accessToken")
+        bazel = ((document.get("headers") or {}).get("Authorization") or [""])[0].removeprefix("Bearer ")
+        return ((document.get("status") or {}).get("token") or document.get("Secret") or document.get("accessToken")
+                or document.get("token") or bazel)
     for line in text.splitlines():
         if line.startswith("password="):
             return line[len("password="):]
@@ -130,7 +142,8 @@ def tether_environment(tether, provider, folder):
     environment = clean_environment()
     environment["TETHER_HOME"] = os.path.join(folder, "tether-home")
     environment.pop("DBUS_SESSION_BUS_ADDRESS", None)
-    login = subprocess.Popen([tether, "login", "dev", "--issuer", provider.issuer, "--device"],
+    login = subprocess.Popen([tether, "login", "dev", "--issuer", provider.issuer, "--device",
+                              "--git-host", "git.example.com", "--docker-registry", "registry.example.com"],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
     code = None
     while code is None:

@@ -4,43 +4,154 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A command line the launcher may answer itself when the vault holds a fresh token: anything else (another
-/// command, another option, `--help`, a repeated flag) is `nil`, and `tether-cli` runs it.
+/// A command line the launcher may answer itself when the vault holds a fresh token (`--allow-login` changes nothing
+/// then: a fresh token needs no sign-in): anything else (another
+/// command, another option, `--help`, a repeated flag, an `--option=value` form) is `nil`, and `tether-cli` runs it.
 ///
-/// To answer another command from a fresh token (such as a credential helper's `get`), add a case, its matcher in
-/// ``match(_:environment:)`` (exact words only) and its output in ``answer(environment:now:)``, formatted exactly as
-/// the full command formats it; a command that reads standard input must pass what it read on when it falls back.
+/// To answer another command from a fresh token, add a case, its matcher in ``match(_:environment:)`` (exact words
+/// only) and its output in ``answer(environment:now:)``, formatted exactly as the full command formats it. A
+/// command that reads standard input reads it only once the vault is open (``VaultAccess``), and hands what it read
+/// on when it falls back (``Outcome/fallBack(_:)``).
 enum FastCommand: Equatable {
-    /// `tether token [NAME] [--json]`.
-    case token(connection: String?, json: Bool)
+    /// `tether token [NAME [OPERATION [HOST]]] [--json] [--format F] [--variable V] [--host H]…`.
+    case token(TokenCall)
+    /// `tether git-credential get [--connection NAME] [--username USER]`, also as `git-credential-tether get`.
+    case gitCredentialGet(connection: String?, username: String?)
+    /// `tether kube-credential [NAME] [--token id|access]`.
+    case kubeCredential(connection: String?, idToken: Bool)
+    /// `tether docker-credential get`, also as `docker-credential-tether get`.
+    case dockerCredentialGet
+
+    /// What `tether token` was asked for.
+    struct TokenCall: Equatable {
+        var connection: String?
+        var operation: String?
+        var operationHost: String?
+        var format: TokenFormat
+        var variable: String
+        var hosts: [String]
+    }
+
+    /// `tether token --format`.
+    enum TokenFormat: String {
+        case token, json, header, env, bazel, terraform
+    }
+
+    /// How a request ended in the launcher.
+    enum Outcome {
+        /// Print this and exit 0.
+        case answered(String)
+        /// Run `tether-cli`; with the standard input read so far, which it must get instead.
+        case fallBack(StandardInput?)
+    }
+
+    /// The longest input each helper's full command takes (`HelperInput.read(limit:)`).
+    static let gitInputLimit = 1 << 20
+    static let dockerInputLimit = 8192
+    static let tokenInputLimit = 64 * 1024
 
     /// The command `arguments` (the first being the executable) asks for, when the launcher may answer it.
     static func match(_ arguments: [String], environment: [String: String]) -> FastCommand? {
         guard !FastPath.loggingRequested(environment) else { return nil }
-        let words = arguments.dropFirst()
-        guard words.first == "token" else { return nil }
-        var connection: String?
-        var json = false
-        for word in words.dropFirst() {
-            if word == "--json", !json {
-                json = true
-            } else if connection == nil, !word.isEmpty, !word.hasPrefix("-"), word != "help" {
-                connection = word
+        let words = commandWords(arguments)
+        switch words.first {
+        case "token":
+            guard
+                let parsed = ParsedWords(
+                    words.dropFirst(),
+                    options: ["--format", "--variable", "--host"],
+                    repeatable: ["--host"],
+                    flags: ["--json", "--allow-login"]
+                ), parsed.positionals.count <= 3
+            else { return nil }
+            let json = parsed.flags.contains("--json")
+            let given = parsed.options["--format"]?.first
+            let format: TokenFormat
+            if let given {
+                guard let named = TokenFormat(rawValue: given.lowercased()), !json || named == .json else {
+                    return nil
+                }
+                format = named
             } else {
-                return nil
+                format = json ? .json : .token
             }
+            let positionals = parsed.positionals
+            return .token(
+                TokenCall(
+                    connection: positionals.first,
+                    operation: positionals.count > 1 ? positionals[1] : nil,
+                    operationHost: positionals.count > 2 ? positionals[2] : nil,
+                    format: format,
+                    variable: parsed.options["--variable"]?.first ?? "TETHER_TOKEN",
+                    hosts: parsed.options["--host"] ?? []
+                )
+            )
+        case "git-credential":
+            guard
+                let parsed = ParsedWords(
+                    words.dropFirst(),
+                    options: ["--connection", "--username"],
+                    flags: ["--allow-login"]
+                ),
+                parsed.positionals == ["get"]
+            else { return nil }
+            return .gitCredentialGet(
+                connection: parsed.options["--connection"]?.first,
+                username: parsed.options["--username"]?.first
+            )
+        case "kube-credential":
+            guard let parsed = ParsedWords(words.dropFirst(), options: ["--token"], flags: ["--allow-login"]),
+                parsed.positionals.count <= 1
+            else { return nil }
+            let kind = parsed.options["--token"]?.first ?? "id"
+            guard kind == "id" || kind == "access" else { return nil }
+            return .kubeCredential(connection: parsed.positionals.first, idToken: kind == "id")
+        case "docker-credential":
+            let parsed = ParsedWords(words.dropFirst(), options: [], flags: ["--allow-login"])
+            return parsed?.positionals == ["get"] ? .dockerCredentialGet : nil
+        default:
+            return nil
         }
-        return .token(connection: connection, json: json)
     }
 
-    /// What the full command would print for this request, when the vault holds a fresh token; `nil` otherwise.
-    func answer(environment: [String: String], now: Date) -> String? {
+    /// The words after the executable, with the subcommand first when the executable is named as git and docker
+    /// look for helpers (`git-credential-tether`, `docker-credential-tether`), as `tether-cli` reads them.
+    static func commandWords(_ arguments: [String]) -> [String] {
+        let rest = Array(arguments.dropFirst())
+        let invokedAs = arguments.first.map { $0.split(separator: "/", omittingEmptySubsequences: true).last } ?? nil
+        switch invokedAs {
+        case "git-credential-tether": return ["git-credential"] + rest
+        case "docker-credential-tether": return ["docker-credential"] + rest
+        default: return rest
+        }
+    }
+
+    /// What the full command would print for this request, when the vault holds a fresh token; otherwise what the
+    /// launcher read of standard input, for `tether-cli`.
+    func answer(environment: [String: String], now: Date) -> Outcome {
         switch self {
-        case .token(let connection, let json):
-            guard let fresh = FastPath.freshToken(connection: connection, environment: environment, now: now) else {
-                return nil
+        case .token(let call):
+            return call.answer(environment: environment, now: now)
+        case .gitCredentialGet(let connection, let username):
+            guard let vault = VaultAccess.open(environment) else { return .fallBack(nil) }
+            let input = StandardInput.read(limit: Self.gitInputLimit)
+            guard input.complete, let request = GitRequest(input.bytes),
+                let output = Self.gitAnswer(request, connection: connection, username: username, vault: vault, now: now)
+            else { return .fallBack(input) }
+            return .answered(output)
+        case .kubeCredential(let connection, let idToken):
+            guard let apiVersion = Self.kubeAPIVersion(environment["KUBERNETES_EXEC_INFO"]),
+                let fresh = FastPath.freshToken(connection: connection, environment: environment, now: now),
+                let output = Self.execCredential(fresh, apiVersion: apiVersion, idToken: idToken, now: now)
+            else { return .fallBack(nil) }
+            return .answered(output)
+        case .dockerCredentialGet:
+            guard let vault = VaultAccess.open(environment) else { return .fallBack(nil) }
+            let input = StandardInput.read(limit: Self.dockerInputLimit)
+            guard input.complete, let output = Self.dockerAnswer(input.bytes, vault: vault, now: now) else {
+                return .fallBack(input)
             }
-            return json ? Self.tokenJSON(fresh) : fresh.accessToken + "\n"
+            return .answered(output)
         }
     }
 

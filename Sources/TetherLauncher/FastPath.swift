@@ -17,6 +17,8 @@ struct FreshToken: Sendable, Equatable {
     let tokenType: String
     /// When it expires; `nil` when the provider did not say.
     let expiresAt: Date?
+    /// The ID token stored with it, if any. A secret too.
+    var idToken: String? = nil
 }
 
 /// Reads a fresh token from the vault without the core, the network stack or the argument parser: only when every
@@ -50,17 +52,24 @@ enum FastPath {
     ///   - environment: The process's environment.
     ///   - now: The current time.
     static func freshToken(connection: String?, environment: [String: String], now: Date) -> FreshToken? {
-        guard !loggingRequested(environment), usesVault(environment), let home = home(environment),
-            VaultFolders.arePrivate(home), let key = vaultKey(environment, home: home)
+        guard let vault = VaultAccess.open(environment),
+            let name = resolveName(connection, environment: environment, profiles: vault.profiles)
         else { return nil }
-        guard let profiles = ProfileCheck.boundNames(home: home, key: key) else { return nil }
-        guard let name = resolveName(connection, environment: environment, profiles: profiles) else { return nil }
-        if let sealed = profiles.sealedSecrets[name] {
+        return freshToken(named: name, in: vault, now: now)
+    }
+
+    /// The fresh token of the connection `name` (a name the vault's profiles hold), or `nil` when `tether-cli` must
+    /// answer.
+    static func freshToken(named name: String, in vault: VaultAccess, now: Date) -> FreshToken? {
+        guard vault.profiles.names.contains(name) else { return nil }
+        if let sealed = vault.profiles.sealedSecrets[name] {
             let context = "tether.client-secret:\(name)"
-            guard (try? VaultKeyDerivations.open(sealed: sealed, context: context, key: key)) != nil else { return nil }
+            guard (try? VaultKeyDerivations.open(sealed: sealed, context: context, key: vault.key)) != nil else {
+                return nil
+            }
         }
-        guard hasNoStatusEntry(name, home: home) else { return nil }
-        return storedToken(name, home: home, key: key, now: now)
+        guard hasNoEntry(name, in: vault.home + "/status.json") else { return nil }
+        return storedToken(name, home: vault.home, key: vault.key, now: now)
     }
 
     /// Whether `TETHER_VERBOSE` asks for debug logs, which only `tether-cli` writes.
@@ -139,9 +148,10 @@ enum FastPath {
         return name
     }
 
-    /// Whether `status.json` has no entry for `name` (`tether-cli` would remove one after printing the token).
-    static func hasNoStatusEntry(_ name: String, home: String) -> Bool {
-        switch PrivateFile.read(home + "/status.json", requirePrivate: false) {
+    /// Whether the entry file at `path` (`status.json`, `rejected-tokens.json`: an object keyed by connection name)
+    /// is absent or has no entry for `name`; `tether-cli` would act on an entry (remove it, or refresh first).
+    static func hasNoEntry(_ name: String, in path: String) -> Bool {
+        switch PrivateFile.read(path, requirePrivate: false) {
         case .absent: return true
         case .failed: return false
         case .read(let bytes):
@@ -157,6 +167,7 @@ enum FastPath {
             var tokenType: String
             var receivedAt: Date
             var expiresAt: Date?
+            var idToken: String?
         }
 
         var id: String
@@ -176,7 +187,7 @@ enum FastPath {
             ),
             let record = try? JSONDecoder().decode(StoredRecord.self, from: plaintext),
             record.id == name, !record.id.isEmpty, record.id.count <= 200,
-            let token = record.tokens.accessToken, token != "<redacted>"
+            let token = record.tokens.accessToken, token != "<redacted>", record.tokens.idToken != "<redacted>"
         else { return nil }
         if let expiresAt = record.tokens.expiresAt {
             let lifetime = max(0, expiresAt.timeIntervalSince(record.tokens.receivedAt))
@@ -187,7 +198,29 @@ enum FastPath {
             connection: name,
             accessToken: token,
             tokenType: record.tokens.tokenType,
-            expiresAt: record.tokens.expiresAt
+            expiresAt: record.tokens.expiresAt,
+            idToken: record.tokens.idToken
         )
+    }
+}
+
+/// A vault that passed the checks `tether-cli` makes before it reads a record: its folder, its key and its
+/// profiles.
+struct VaultAccess {
+    /// The vault's folder.
+    let home: String
+    /// The vault key.
+    let key: SymmetricKey
+    /// The profiles, every one bound to the key.
+    let profiles: ProfileCheck.Profiles
+
+    /// The vault of this environment, or `nil` when `tether-cli` must answer (see ``FastPath``).
+    static func open(_ environment: [String: String]) -> VaultAccess? {
+        guard !FastPath.loggingRequested(environment), FastPath.usesVault(environment),
+            let home = FastPath.home(environment), VaultFolders.arePrivate(home),
+            let key = FastPath.vaultKey(environment, home: home),
+            let profiles = ProfileCheck.boundNames(home: home, key: key)
+        else { return nil }
+        return VaultAccess(home: home, key: key, profiles: profiles)
     }
 }

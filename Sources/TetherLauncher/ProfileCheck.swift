@@ -21,6 +21,35 @@ enum ProfileCheck {
         var names: [String]
         /// Each confidential client's sealed secret, by connection name.
         var sealedSecrets: [String: String]
+        /// The git hosts and registries saved with each connection (`tether login … --git-host`), by name.
+        var helperSettings: [String: HelperSetting] = [:]
+
+        /// The one connection whose saved setting lists `host` under `kind`; `nil` when none or several do
+        /// (`tether-cli` then answers nothing, or says which).
+        func connection(serving host: String, kind: KeyPath<HelperSetting, [String]>) -> String? {
+            let matching = names.filter { helperSettings[$0]?[keyPath: kind].contains(host) ?? false }
+            return matching.count == 1 ? matching[0] : nil
+        }
+    }
+
+    /// A connection's `credentialHelpers` in `connections.json`, as `tether-cli` writes it.
+    struct HelperSetting: Decodable {
+        var gitHosts: [String] = []
+        var gitUsername: String?
+        var dockerRegistries: [String] = []
+        var dockerUsername: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            gitHosts = try container.decodeIfPresent([String].self, forKey: .gitHosts) ?? []
+            gitUsername = try container.decodeIfPresent(String.self, forKey: .gitUsername)
+            dockerRegistries = try container.decodeIfPresent([String].self, forKey: .dockerRegistries) ?? []
+            dockerUsername = try container.decodeIfPresent(String.self, forKey: .dockerUsername)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case gitHosts, gitUsername, dockerRegistries, dockerUsername
+        }
     }
 
     /// The context of a profile's MAC.
@@ -56,6 +85,12 @@ enum ProfileCheck {
             case nil: break
             case .string(let sealed)?: profiles.sealedSecrets[name] = sealed
             case _?: return nil
+            }
+            if let setting = fields["credentialHelpers"] {
+                guard let data = try? encoder.encode(setting),
+                    let decoded = try? JSONDecoder().decode(HelperSetting.self, from: data)
+                else { return nil }
+                profiles.helperSettings[name] = decoded
             }
             profiles.names.append(name)
         }

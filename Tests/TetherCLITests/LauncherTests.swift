@@ -57,8 +57,15 @@ struct LauncherTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let launcher = folder.appendingPathComponent("tether")
-        try FileManager.default.copyItem(at: try CLI.executable(named: "tether"), to: launcher)
+        try copyExecutable(to: launcher)
         return try await ChildProcess.run([launcher.path] + arguments, environment: cli.environment)
+    }
+
+    /// Copies the launcher to `target` with `cp`: a file this process had open for writing could still be open in
+    /// a child another test is starting at that moment, and executing it would then fail with "Text file busy".
+    static func copyExecutable(to target: URL) throws {
+        let copied = try ChildProcessRunner.copyTree(try CLI.executable(named: "tether").path, to: target.path)
+        #expect(copied)
     }
 
     /// Rewrites the stored record so that its access token expires in `seconds`, an hour after it was received:

@@ -28,6 +28,9 @@ struct DockerCredentialCommand: AsyncParsableCommand {
     @Argument(help: "The operation: get, store, erase, list or version.")
     var operation: String
 
+    @Flag(help: "When the connection needs sign-in and standard error is a terminal, sign in, then answer.")
+    var allowLogin = false
+
     @OptionGroup var global: GlobalOptions
 
     /// The text docker-credential-helpers' client recognises as "no credentials for this registry".
@@ -67,7 +70,7 @@ struct DockerCredentialCommand: AsyncParsableCommand {
         }
         let issued: CredentialHelper.Issued
         do {
-            issued = try await helper.token(for: profile)
+            issued = try await helper.token(for: profile, signIn: InteractiveSignIn(allowed: allowLogin))
         } catch {
             let failure = CLIFailure.from(error, connection: profile.name)
             terminal.out("tether: \(failure.description)")

@@ -11,9 +11,9 @@ struct GitCredentialCommand: AsyncParsableCommand {
             refreshed first when it expires soon: as `password` with the user name oauth2 (or --git-username at \
             login, or --username here), or, when git announces `capability[]=authtype` (git 2.46 and later), as a \
             Bearer `credential` that git does not store. `erase` (git's server refused the token) makes the next \
-            `get` refresh once; the grant is kept. `store` does nothing. It never signs in: when the connection \
-            needs it, git is told to stop (`quit=1`) and one line on standard error names the `tether login` to \
-            run.
+            `get` refresh once; the grant is kept. `store` does nothing. It never signs in unless --allow-login is given and \
+            standard error is a terminal: when the connection needs it, git is told to stop (`quit=1`) and one \
+            line on standard error names the `tether login` to run.
 
             The connection is the one given with --connection, else the one saved for the host with \
             `tether login … --git-host HOST`. For any other host it answers nothing, and git asks its other \
@@ -37,6 +37,9 @@ struct GitCredentialCommand: AsyncParsableCommand {
 
     @Option(help: "The user name to answer with; default: the connection's --git-username, else oauth2.")
     var username: String?
+
+    @Flag(help: "When the connection needs sign-in and standard error is a terminal, sign in, then answer.")
+    var allowLogin = false
 
     @OptionGroup var global: GlobalOptions
 
@@ -77,7 +80,7 @@ struct GitCredentialCommand: AsyncParsableCommand {
         }
         let issued: CredentialHelper.Issued
         do {
-            issued = try await helper.token(for: profile)
+            issued = try await helper.token(for: profile, signIn: InteractiveSignIn(allowed: allowLogin))
         } catch {
             terminal.out("quit=1")
             throw error

@@ -13,8 +13,9 @@ struct KubeCredentialCommand: AsyncParsableCommand {
             for OpenID Connect (--oidc-issuer-url, or AuthenticationConfiguration) checks; --token access hands \
             over the access token instead, for a webhook or a proxy that takes it.
 
-            It never signs in, whatever spec.interactive says: when the connection needs it, it exits 3 and \
-            kubectl shows the line that names the `tether login` to run.
+            It never signs in unless --allow-login is given, kubectl says it may interact (spec.interactive: \
+            true) and standard error is a terminal: when the connection needs it, it exits 3 and kubectl shows \
+            the line that names the `tether login` to run.
 
             --print-kubeconfig-user prints the users entry to paste into a kubeconfig.
 
@@ -40,6 +41,14 @@ struct KubeCredentialCommand: AsyncParsableCommand {
     @Flag(help: "Print the kubeconfig users entry that runs this command, instead of a credential.")
     var printKubeconfigUser = false
 
+    @Flag(
+        help: """
+            When the connection needs sign-in, kubectl says the plugin may interact (spec.interactive) and standard \
+            error is a terminal, sign in, then answer.
+            """
+    )
+    var allowLogin = false
+
     @OptionGroup var global: GlobalOptions
 
     static let defaultAPIVersion = "client.authentication.k8s.io/v1"
@@ -57,10 +66,12 @@ struct KubeCredentialCommand: AsyncParsableCommand {
             terminal.out(Self.kubeconfigUser(name: name, token: token))
             return
         }
-        let apiVersion = try Self.apiVersion(ProcessInfo.processInfo.environment["KUBERNETES_EXEC_INFO"])
+        let execInfo = ProcessInfo.processInfo.environment["KUBERNETES_EXEC_INFO"]
+        let apiVersion = try Self.apiVersion(execInfo)
         let helper = try CredentialHelper(global)
         let profile = try helper.profile(named: connection)
-        var issued = try await helper.token(for: profile)
+        let signIn = InteractiveSignIn(allowed: allowLogin && Self.mayInteract(execInfo))
+        var issued = try await helper.token(for: profile, signIn: signIn)
         let value: String
         let expiresAt: Date?
         switch token {
@@ -117,6 +128,14 @@ struct KubeCredentialCommand: AsyncParsableCommand {
             )
         }
         return version
+    }
+
+    /// Whether kubectl lets the plugin interact: `spec.interactive` is true in KUBERNETES_EXEC_INFO, or there is
+    /// no KUBERNETES_EXEC_INFO (a person runs the command).
+    static func mayInteract(_ execInfo: String?) -> Bool {
+        guard let execInfo, !execInfo.isEmpty else { return true }
+        let object = try? JSONSerialization.jsonObject(with: Data(execInfo.utf8)) as? [String: Any]
+        return (object?["spec"] as? [String: Any])?["interactive"] as? Bool == true
     }
 
     /// The ID token of an issued credential and its expiry (the `exp` claim; the ID token was verified when it

@@ -64,6 +64,9 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(help: "Refresh unless the token stays valid for at least this many seconds.")
     var minimumLifetime: Int?
 
+    @Flag(help: "When the connection needs sign-in and standard error is a terminal, sign in, then print the token.")
+    var allowLogin = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -77,21 +80,8 @@ struct TokenCommand: AsyncParsableCommand {
         let workspace = try Workspace(global, createsHome: false)
         let name = try workspace.resolveName(connection)
         let profile = try workspace.profile(named: name)
-        let session = try await workspace.session(for: profile)
-        let token: AccessToken
-        do {
-            if forceRefresh {
-                token = try await session.forceRefresh(rejecting: try await session.connection()?.tokens.accessToken)
-            } else if let minimumLifetime {
-                token = try await session.validAccessToken(minimumLifetime: .seconds(max(0, minimumLifetime)))
-            } else {
-                token = try await session.validAccessToken()
-            }
-            try await Self.requireStored(session)
-        } catch {
-            let failure = CLIFailure.from(error, connection: name)
-            workspace.statusFile.record(failure.message, for: name)
-            throw failure
+        let (session, token) = try await InteractiveSignIn(allowed: allowLogin).retrying(after: name) {
+            try await issue(profile, workspace: workspace)
         }
         workspace.statusFile.clear(name)
         let record = try? await session.connection()
@@ -103,6 +93,29 @@ struct TokenCommand: AsyncParsableCommand {
                 expiresAt: record?.tokens.expiresAt
             ).render(format, variable: variable)
         )
+    }
+
+    /// A token of `profile`'s connection as the options ask for it, and the session that holds it. A failure is
+    /// recorded for `tether status` and thrown as a ``CLIFailure``.
+    private func issue(_ profile: Profile, workspace: Workspace) async throws -> (Session, AccessToken) {
+        let name = profile.name
+        let session = try await workspace.session(for: profile)
+        do {
+            let token: AccessToken
+            if forceRefresh {
+                token = try await session.forceRefresh(rejecting: try await session.connection()?.tokens.accessToken)
+            } else if let minimumLifetime {
+                token = try await session.validAccessToken(minimumLifetime: .seconds(max(0, minimumLifetime)))
+            } else {
+                token = try await session.validAccessToken()
+            }
+            try await Self.requireStored(session)
+            return (session, token)
+        } catch {
+            let failure = CLIFailure.from(error, connection: name)
+            workspace.statusFile.record(failure.message, for: name)
+            throw failure
+        }
     }
 
     /// The format asked for: `--format`, or json with `--json`.

@@ -134,8 +134,15 @@ struct CredentialHelper: Sendable {
 
     /// A valid access token of `profile`'s connection, refreshed first when it expires soon, or when a tool
     /// reported it rejected (``RejectedTokens``). Any failure is recorded for `tether status` and thrown as a
-    /// ``CLIFailure``.
-    func token(for profile: Profile) async throws -> Issued {
+    /// ``CLIFailure``; when it is "needs sign-in", `signIn` may sign in (`--allow-login`) and try once more.
+    func token(
+        for profile: Profile,
+        signIn: InteractiveSignIn = InteractiveSignIn(allowed: false)
+    ) async throws -> Issued {
+        try await signIn.retrying(after: profile.name) { try await issue(for: profile) }
+    }
+
+    private func issue(for profile: Profile) async throws -> Issued {
         let name = profile.name
         let session = try await workspace.session(for: profile)
         let rejected = RejectedTokens(workspace: workspace)
