@@ -81,6 +81,7 @@ struct TetherCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
+            KeepAliveCommand.self,
             ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
             GitCredentialCommand.self, KubeCredentialCommand.self, DockerCredentialCommand.self,
             RefreshWorkerCommand.self,

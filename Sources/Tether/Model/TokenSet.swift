@@ -30,6 +30,14 @@ public struct TokenSet: Sendable, Hashable, Codable {
     public var receivedAt: Date
     /// When the access token expires, or `nil` when the provider did not say.
     public var expiresAt: Date?
+    /// When the refresh token itself ends, as the provider said (`refresh_token_expires_in`, sent by GitHub Apps and
+    /// by Google for time-limited access), anchored at the moment the response arrived; `nil` when it did not say.
+    /// A refresh answer without a new refresh token keeps the old token and this, its old end. Records written
+    /// before Tether kept it decode with `nil`.
+    public var refreshTokenExpiresAt: Date?
+    /// When the current refresh token was first received; `nil` in records written before Tether kept it (then
+    /// ``receivedAt`` stands in). A refresh that returns no new refresh token keeps it.
+    public var refreshTokenIssuedAt: Date?
 
     /// Creates a token set from values already anchored in time.
     /// - Parameters:
@@ -72,7 +80,18 @@ public struct TokenSet: Sendable, Hashable, Codable {
             receivedAt: receivedAt,
             expiresAt: response.expiresIn.map { receivedAt.addingTimeInterval(max(0, $0.timeInterval)) }
         )
+        if response.refreshToken != nil {
+            refreshTokenIssuedAt = receivedAt
+            refreshTokenExpiresAt = response.refreshTokenExpiresIn.map {
+                receivedAt.addingTimeInterval(max(0, $0.timeInterval))
+            }
+        }
     }
+
+    /// When the grant was last used: the last token response, that is the last refresh (or the sign-in). The
+    /// inactivity rules of Microsoft and Google count the use of the refresh token, and a refresh is the only use
+    /// of it; reading the access token is not. See ``GrantLifetime``.
+    public var lastUsed: Date { receivedAt }
 
     /// How long the access token was issued for, or `nil` when unknown.
     public var lifetime: Duration? {
@@ -81,7 +100,10 @@ public struct TokenSet: Sendable, Hashable, Codable {
     }
 
     /// Applies a refresh response (RFC 6749 §6): new values replace old ones, and a response without a refresh
-    /// token or ID token keeps the previous one.
+    /// token or ID token keeps the previous one. A kept refresh token keeps its own end
+    /// (``refreshTokenExpiresAt``) and issue time: a refresh answer that does not renew the refresh token does
+    /// not move its end, whatever `refresh_token_expires_in` it carries. The same refresh token sent back keeps its
+    /// issue time, and takes the end the provider gives now, if any.
     /// - Parameters:
     ///   - response: The refresh response.
     ///   - receivedAt: When it arrived.
@@ -91,6 +113,11 @@ public struct TokenSet: Sendable, Hashable, Codable {
         if next.refreshToken == nil {
             next.refreshToken = refreshToken
             next.lockedRefreshToken = lockedRefreshToken
+            next.refreshTokenExpiresAt = refreshTokenExpiresAt
+            next.refreshTokenIssuedAt = refreshTokenIssuedAt
+        } else if next.refreshTokenFingerprint == refreshTokenFingerprint {
+            next.refreshTokenIssuedAt = refreshTokenIssuedAt ?? next.refreshTokenIssuedAt
+            next.refreshTokenExpiresAt = next.refreshTokenExpiresAt ?? refreshTokenExpiresAt
         }
         if next.idToken == nil { next.idToken = idToken }
         if next.scopes == nil { next.scopes = scopes }
@@ -138,6 +165,8 @@ extension TokenSet {
         lhs.accessToken == rhs.accessToken && lhs.refreshTokenFingerprint == rhs.refreshTokenFingerprint
             && lhs.idToken == rhs.idToken && lhs.tokenType == rhs.tokenType && lhs.scopes == rhs.scopes
             && lhs.receivedAt == rhs.receivedAt && lhs.expiresAt == rhs.expiresAt
+            && lhs.refreshTokenExpiresAt == rhs.refreshTokenExpiresAt
+            && lhs.refreshTokenIssuedAt == rhs.refreshTokenIssuedAt
     }
 
     /// Hashes what ``==`` compares.
@@ -149,6 +178,8 @@ extension TokenSet {
         hasher.combine(scopes)
         hasher.combine(receivedAt)
         hasher.combine(expiresAt)
+        hasher.combine(refreshTokenExpiresAt)
+        hasher.combine(refreshTokenIssuedAt)
     }
 }
 
@@ -168,6 +199,9 @@ public struct TokenResponse: Sendable, Hashable {
     public var scopes: [String]?
     /// The lifetime the provider gave (`expires_in`), or `nil` when it gave none.
     public var expiresIn: Duration?
+    /// The lifetime of the refresh token the provider gave (`refresh_token_expires_in`: GitHub Apps' user tokens,
+    /// Google's time-limited access), or `nil` when it gave none or gave no refresh token.
+    public var refreshTokenExpiresIn: Duration?
 
     /// Creates a token response.
     /// - Parameters:

@@ -23,6 +23,10 @@ public import BackgroundTasksShim
 /// try keepFresh.schedule(earliest: .now + 900)   // when the scene enters the background
 /// ```
 ///
+/// To keep grants alive that end of disuse (Microsoft's 90 days; see ``Session/keepAlive(margin:)``), give the run a
+/// ``BackgroundRefresh/Configuration/keepAliveMargin`` of a few days, longer than iOS leaves between launches; its
+/// next launch is then also planned around the inactivity deadline.
+///
 /// Each launch runs one ``BackgroundRefresh`` within ``budget``, then `afterwards`, schedules the next launch at
 /// the report's ``BackgroundRefresh/Report/nextRun`` and completes the task. When the system expires the task,
 /// the run is cancelled: it starts nothing new, a refresh already sent is finished and stored by its session,

@@ -13,6 +13,10 @@ public import Logging
 /// - The run stops starting refreshes when the budget, less ``Configuration/reserve``, is spent, or when its
 ///   task is cancelled (the system expiring the background task). A refresh already sent is not abandoned: the
 ///   session finishes it and stores the answer.
+/// - With ``Configuration/keepAliveMargin`` set (opt-in), a connection whose grant ends of disuse within the
+///   margin (an inactivity deadline from ``Session/Configuration/grantLifetime``, such as Microsoft's 90 days) is
+///   refreshed too, through ``Session/keepAlive(margin:)``. An absolute end (GitHub's `refresh_token_expires_in`)
+///   is never the reason for a refresh: no refresh extends it.
 /// - ``Report/nextRun`` is the earliest moment a connection will need a refresh again, kept between
 ///   ``Configuration/minimumInterval`` and ``Configuration/maximumInterval`` from the end of the run.
 public struct BackgroundRefresh: Sendable {
@@ -29,6 +33,9 @@ public struct BackgroundRefresh: Sendable {
         /// The part of the budget kept for the work after the refreshes and for reporting completion to the
         /// system. Default: 5 seconds.
         public var reserve: Duration
+        /// Refresh a grant whose inactivity deadline is within this, to keep it alive; `nil` (the default) keeps
+        /// no grant alive. A few days is a good margin: longer than the time between two runs.
+        public var keepAliveMargin: Duration? = nil
 
         /// Creates a configuration.
         /// - Parameters:
@@ -133,7 +140,7 @@ public struct BackgroundRefresh: Sendable {
         let available = budget - configuration.reserve
         var expiries: [ConnectionID: Date?] = [:]
         var outcomes: [ConnectionID: Outcome] = [:]
-        var queue: [(session: Session, expiresAt: Date?)] = []
+        var queue: [Entry] = []
         for session in sessions {
             do {
                 guard let record = try await session.connection() else {
@@ -141,30 +148,39 @@ public struct BackgroundRefresh: Sendable {
                     continue
                 }
                 let ends = record.tokens.accessToken == nil ? Date.distantPast : record.tokens.expiresAt
-                queue.append((session, ends))
+                queue.append(Entry(session: session, expiresAt: ends, keepAlive: await keepAliveDeadline(session)))
             } catch {
                 outcomes[session.id] = Self.outcome(of: error)
             }
         }
-        queue.sort { ($0.expiresAt ?? .distantFuture) < ($1.expiresAt ?? .distantFuture) }
+        queue.sort { ($0.due ?? .distantFuture) < ($1.due ?? .distantFuture) }
         var wasCancelled = false
-        for (session, expiresAt) in queue {
+        for entry in queue {
+            let session = entry.session
             if Task.isCancelled { wasCancelled = true }
             if wasCancelled || available - elapsed() <= .zero {
                 outcomes[session.id] = .notReached
-                expiries[session.id] = expiresAt
+                expiries[session.id] = entry.due
                 continue
             }
-            guard let expiresAt, expiresAt <= dateSource.now.addingTimeInterval(configuration.lead.timeInterval)
-            else {
+            let now = dateSource.now
+            let expiring = entry.expiresAt.map { $0 <= now.addingTimeInterval(configuration.lead.timeInterval) }
+            let idle = entry.keepAlive.map { $0 <= now }
+            guard expiring == true || idle == true else {
                 outcomes[session.id] = .fresh
-                expiries[session.id] = expiresAt
+                expiries[session.id] = entry.due
                 continue
             }
-            let outcome = await refresh(session, within: available - elapsed())
+            let outcome = await refresh(session, keepingAlive: expiring != true, within: available - elapsed())
             if outcome == .notReached { wasCancelled = Task.isCancelled }
             outcomes[session.id] = outcome
-            expiries[session.id] = outcome == .refreshed ? try? await session.connection()?.tokens.expiresAt : expiresAt
+            if outcome == .refreshed {
+                let tokens = try? await session.connection()?.tokens
+                let next = await keepAliveDeadline(session)
+                expiries[session.id] = [tokens?.expiresAt, next].compactMap { $0 }.min()
+            } else {
+                expiries[session.id] = entry.due
+            }
             logger.debug("Background refresh", metadata: ["connection": "\(session.id)", "outcome": "\(outcome)"])
         }
         return Report(
@@ -173,6 +189,26 @@ public struct BackgroundRefresh: Sendable {
             wasCancelled: wasCancelled,
             nextRun: nextRun(expiries: expiries, outcomes: outcomes)
         )
+    }
+
+    /// One connection of a run: when its access token ends and when a keep-alive becomes due.
+    private struct Entry {
+        let session: Session
+        let expiresAt: Date?
+        /// When the inactivity deadline less the keep-alive margin comes; `nil` without a margin or a deadline.
+        let keepAlive: Date?
+
+        /// The earlier of the two, counted as the expiry the next run is planned around (less the lead).
+        var due: Date? { [expiresAt, keepAlive].compactMap { $0 }.min() }
+    }
+
+    /// When a keep-alive refresh of `session` becomes due (its inactivity deadline less the margin), or `nil` when
+    /// keep-alive is off or the grant has no inactivity deadline before an absolute end.
+    private func keepAliveDeadline(_ session: Session) async -> Date? {
+        guard let margin = configuration.keepAliveMargin, let end = await session.grantEnd, end.isRenewable else {
+            return nil
+        }
+        return end.date.addingTimeInterval(-margin.timeInterval)
     }
 
     /// When the next run is due: the first expiry less the lead, kept between the minimum and maximum interval
@@ -195,13 +231,18 @@ public struct BackgroundRefresh: Sendable {
         return max(due, now.addingTimeInterval(configuration.minimumInterval.timeInterval))
     }
 
-    /// Refreshes one connection, waiting at most `time` for it.
-    private func refresh(_ session: Session, within time: Duration) async -> Outcome {
+    /// Refreshes one connection, waiting at most `time` for it: because its access token ends within the lead, or,
+    /// when `keepingAlive`, because its inactivity deadline is within the keep-alive margin.
+    private func refresh(_ session: Session, keepingAlive: Bool, within time: Duration) async -> Outcome {
         let lead = configuration.lead
+        let margin = configuration.keepAliveMargin ?? .zero
         let clock = self.clock
         return await withTaskGroup(of: Outcome?.self) { group in
             group.addTask {
                 do {
+                    if keepingAlive {
+                        return try await session.keepAlive(margin: margin) ? .refreshed : .fresh
+                    }
                     _ = try await session.validAccessToken(minimumLifetime: lead)
                     return .refreshed
                 } catch let error as SessionError where error == .tokenLifetimeTooShort {

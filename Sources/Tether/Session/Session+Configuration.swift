@@ -30,6 +30,14 @@ extension Session {
         /// fails with ``AuthorizedClientError/unauthorized`` (its cause ``SessionError/refreshThrottled``).
         /// ``Session/forceRefresh(rejecting:)`` called directly is not limited.
         public var minimumForcedRefreshInterval: Duration
+        /// The provider's rules for how long a grant lives (inactivity limit, maximum age), for
+        /// ``Session/grantEnd`` and ``Session/keepAlive(margin:)``; `nil` (the default) knows only what the
+        /// provider's answers say (`refresh_token_expires_in`). `TetherOAuth` has presets: `.microsoft`, `.google`,
+        /// `.googleTesting`, `.gitHub`.
+        public var grantLifetime: GrantLifetime? = nil
+        /// How close the grant's end must be for ``GrantEnd/isSoon`` ("expires soon"): 14 days by default, so that a
+        /// user has two weeks to act. An app that shows the warning elsewhere sets its own.
+        public var endingSoonThreshold: Duration = .seconds(14 * 86_400)
 
         /// Creates a configuration.
         /// - Parameters:

@@ -17,6 +17,9 @@ public import Observation
 public final class ConnectionModel {
     /// The session's current status.
     public private(set) var status: ConnectionStatus
+    /// When the grant ends and why, read with every status update (see ``Session/grantEnd``); show "expires soon"
+    /// when ``GrantEnd/isSoon``.
+    public private(set) var grantEnd: GrantEnd?
 
     /// The session this model follows.
     @ObservationIgnored public let session: Session
@@ -34,8 +37,10 @@ public final class ConnectionModel {
         let reference = ModelReference()
         updates = Task { @MainActor in
             for await status in await session.statusUpdates() {
+                let grantEnd = await session.grantEnd
                 guard let model = reference.model else { return }
                 model.status = status
+                model.grantEnd = grantEnd
             }
         }
         reference.model = self

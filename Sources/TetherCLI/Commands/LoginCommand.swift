@@ -154,6 +154,24 @@ struct LoginCommand: AsyncParsableCommand {
     @Option(help: "The user name `tether docker-credential` answers with (default: oauth2accesstoken).")
     var dockerUsername: String?
 
+    @Option(
+        name: .customLong("grant-inactivity"),
+        help: ArgumentHelp(
+            "The grant ends when unused this long (90d, 12h; 0 for never), replacing the preset's rule; for `tether status` and `tether keep-alive`.",
+            valueName: "duration"
+        )
+    )
+    var grantInactivity: String?
+
+    @Option(
+        name: .customLong("grant-lifetime"),
+        help: ArgumentHelp(
+            "The refresh token ends this long after sign-in (7d for a Google app in Testing; 0 for never), replacing the preset's rule.",
+            valueName: "duration"
+        )
+    )
+    var grantLifetime: String?
+
     @Flag(help: "Sign in with a device code instead of the browser (for machines without one).")
     var device = false
 
@@ -226,6 +244,12 @@ struct LoginCommand: AsyncParsableCommand {
             dockerRegistries: dockerRegistries,
             dockerUsername: dockerUsername
         )
+        // So are bad durations.
+        let grantSetting = try GrantLifetimeSetting.merged(
+            existing: existing?.preset == choice.storedName ? existing?.grantLifetime : nil,
+            inactivity: grantInactivity,
+            lifetime: grantLifetime
+        )
         // A record that cannot be read is never signed over: say so before anyone signs in.
         do {
             _ = try await workspace.store.read(ConnectionID(name))
@@ -286,7 +310,8 @@ struct LoginCommand: AsyncParsableCommand {
                 provider: configuration,
                 sealedClientSecret: sealedSecret,
                 calendar: calendarSource,
-                credentialHelpers: helperSetting
+                credentialHelpers: helperSetting,
+                grantLifetime: grantSetting
             )
         )
         workspace.statusFile.clear(name)

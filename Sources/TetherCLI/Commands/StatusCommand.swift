@@ -15,8 +15,15 @@ struct StatusCommand: AsyncParsableCommand {
             misconfigured. Accounts are masked (j***@example.com).
 
             --json prints an array of objects with the keys name, provider, account, state, expiresAt, \
-            lastRefresh (ISO 8601, or null), lastError (or null), detail (or null) and store (the vault's folder, or \
-            the PostgreSQL URL without its password), and nothing else on standard output.
+            lastRefresh (ISO 8601, or null), lastError (or null), detail (or null), store (the vault's folder, or \
+            the PostgreSQL URL without its password), grantEndsAt (ISO 8601, or null), grantEnd (inactivity, \
+            absolute, or null), grantNote (why, or null), lastUsed (the last refresh, ISO 8601, or null) and \
+            expiresSoon (true when the grant ends within --expiring-within), and nothing else on standard output.
+
+            The grant's end comes from the provider's refresh_token_expires_in and the preset's rules (Microsoft \
+            ends a grant unused for 90 days, Google one unused for 6 months) or the connection's own \
+            (--grant-inactivity, --grant-lifetime of `tether login`). An inactivity deadline is kept away by \
+            `tether keep-alive`; an absolute end only by signing in again.
 
             When the vault's key is in vault.key beside the records (no TETHER_VAULT_KEY, systemd credential or \
             Secret Service), a last line says so and how to move it out (on standard error with --json).
@@ -25,6 +32,7 @@ struct StatusCommand: AsyncParsableCommand {
               tether status
               tether status --check
               tether status --json | jq -r '.[] | select(.state != "connected") | .name'
+              tether status --json --expiring-within 30d | jq -r '.[] | select(.expiresSoon) | .name'
             """
     )
 
@@ -37,9 +45,16 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Refresh expired tokens to find out whether each connection still works.")
     var check = false
 
+    @Option(
+        name: .customLong("expiring-within"),
+        help: ArgumentHelp("A grant ending within this counts as expiring soon (default: 14d).", valueName: "duration")
+    )
+    var expiringWithin: String?
+
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
+        let threshold = try expiringWithin.map { try GrantLifetimeSetting.seconds($0, option: "--expiring-within") }
         // Reading creates nothing: a missing TETHER_HOME is no connections.
         let workspace = try Workspace(global, createsHome: false)
         // connections.json is read once for all rows.
@@ -73,6 +88,7 @@ struct StatusCommand: AsyncParsableCommand {
         for name in names.sorted() {
             var row = await row(name, profile: profiles[name], workspace: workspace, lastError: errors[name])
             row.store = store
+            if let threshold { row.applyThreshold(.seconds(threshold), now: Date()) }
             rows.append(row)
         }
         if let unreadable { workspace.terminal.err("tether: \(UntrustedText.forTerminal(unreadable.description))") }
@@ -87,10 +103,13 @@ struct StatusCommand: AsyncParsableCommand {
             if let keyNotice { workspace.terminal.err(keyNotice) }
         } else {
             let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            let header = ["NAME", "PROVIDER", "ACCOUNT", "STATE", "EXPIRES", "LAST REFRESH", "LAST ERROR"]
+            let header = [
+                "NAME", "PROVIDER", "ACCOUNT", "STATE", "EXPIRES", "GRANT ENDS", "LAST REFRESH", "LAST ERROR",
+            ]
             var table = [Format.cells(header, style: style.bold)]
             table += rows.map { $0.cells(style: style) }
             for line in Format.table(table) { workspace.terminal.out(line) }
+            for row in rows { if let line = row.endingSoonLine { workspace.terminal.out(line) } }
             workspace.terminal.out("Store: \(store)")
             if let keyNotice { workspace.terminal.out(keyNotice) }
         }
@@ -174,13 +193,15 @@ struct StatusCommand: AsyncParsableCommand {
             }
             status = await session.status
         }
-        return StatusRow.make(
+        var row = StatusRow.make(
             name: name,
             status: status,
             record: try? await session.connection(),
             lastError: lastError,
             provider: profile.provider.providerID
         )
+        if status.isConnected { row.grantEnd = await session.grantEnd }
+        return row
     }
 
     static func printJSON(_ rows: [StatusRow], _ terminal: Terminal) throws {
@@ -202,6 +223,23 @@ struct StatusRow: Encodable {
     var detail: String?
     /// The store the row was read from, as ``StoreLocation/displayName(home:)`` names it.
     var store: String?
+    /// When the grant ends and why, for a connected row whose end anything says.
+    var grantEnd: GrantEnd?
+
+    /// Counts the grant as ending soon when it ends within `threshold` of `now`.
+    mutating func applyThreshold(_ threshold: Duration, now: Date) {
+        guard let end = grantEnd else { return }
+        grantEnd?.isSoon = end.date.timeIntervalSince(now) <= Double(threshold.components.seconds)
+    }
+
+    /// The line under the table for a grant that ends soon: when, why and what to do.
+    var endingSoonLine: String? {
+        guard let end = grantEnd, end.isSoon else { return nil }
+        let action =
+            end.isRenewable
+            ? "`tether keep-alive \(name)` refreshes it" : "sign in again with `tether login \(name)` before then"
+        return UntrustedText.forTerminal("\(name): expires soon, \(end); \(action)")
+    }
 
     static func make(
         name: String,
@@ -258,15 +296,17 @@ struct StatusRow: Encodable {
             expires = state == "connected" ? "unknown" : "—"
         }
         let error = lastError ?? detail ?? "—"
+        let grant = grantEnd.map { "\($0.isSoon ? "soon: " : "")\(GrantEnd.day($0.date))" } ?? "—"
         return [
             Format.Cell(name), Format.Cell(provider ?? "—"), Format.Cell(account ?? "—"),
-            Format.Cell(state, style: style.state), Format.Cell(expires),
+            Format.Cell(state, style: style.state), Format.Cell(expires), Format.Cell(grant),
             Format.Cell(lastRefresh.map { Format.relative($0) } ?? "—"), Format.Cell(String(error.prefix(80))),
         ]
     }
 
     enum CodingKeys: String, CodingKey {
         case name, provider, account, state, expiresAt, lastRefresh, lastError, detail, store
+        case grantEndsAt, grantEnd, grantNote, lastUsed, expiresSoon
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -280,5 +320,10 @@ struct StatusRow: Encodable {
         try container.encode(lastError, forKey: .lastError)
         try container.encode(detail, forKey: .detail)
         try container.encode(store, forKey: .store)
+        try container.encode(Format.iso8601(grantEnd?.date), forKey: .grantEndsAt)
+        try container.encode(grantEnd?.kind.rawValue, forKey: .grantEnd)
+        try container.encode(grantEnd?.note, forKey: .grantNote)
+        try container.encode(Format.iso8601(grantEnd?.lastUsed), forKey: .lastUsed)
+        try container.encode(grantEnd?.isSoon ?? false, forKey: .expiresSoon)
     }
 }

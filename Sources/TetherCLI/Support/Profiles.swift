@@ -20,6 +20,9 @@ struct Profile: Sendable, Codable {
     /// Which git hosts and container registries the connection's tokens go to (`tether login … --git-host`,
     /// `--docker-registry`); `nil` for none, and in profiles written before credential helpers existed.
     var credentialHelpers: CredentialHelperSetting? = nil
+    /// The connection's own grant-lifetime rules (`tether login … --grant-inactivity`, `--grant-lifetime`), which
+    /// replace the preset's; `nil` for the preset's, and in profiles written before they existed.
+    var grantLifetime: GrantLifetimeSetting? = nil
     /// Binds the profile to the vault key: HMAC-SHA256 over ``canonicalBytes``, with a key derived from the vault
     /// key (`VaultStore.authenticationCode`). A profile without it, or whose fields no longer match it, is refused.
     var mac: String? = nil

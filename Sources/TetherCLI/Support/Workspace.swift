@@ -224,7 +224,9 @@ struct Workspace: Sendable {
             configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
         }
         let client = try self.client(for: configuration)
-        guard leaseHeldByParent else { return session(profile.name, client: client, revocation: revocation) }
+        guard leaseHeldByParent else {
+            return session(profile.name, client: client, revocation: revocation, grantLifetime: profile.grantRules)
+        }
         return Session(
             id: ConnectionID(profile.name),
             store: InheritedLeaseStore(base: store),
@@ -239,7 +241,12 @@ struct Workspace: Sendable {
     /// detached worker process (see ``DetachedRefresher``). While it holds the refresh lease, `SIGINT` and
     /// `SIGTERM` wait for the lease (see ``SignalDeferral``). `revocation` records what became of a sign-out's
     /// revocation.
-    func session(_ name: String, client: OAuthClient, revocation: RevocationRecorder? = nil) -> Session {
+    func session(
+        _ name: String,
+        client: OAuthClient,
+        revocation: RevocationRecorder? = nil,
+        grantLifetime: GrantLifetime? = nil
+    ) -> Session {
         SignalDeferral.shared.install()
         let refresher = DetachedRefresher(
             client: client,
@@ -251,11 +258,14 @@ struct Workspace: Sendable {
         )
         let revoker: any TokenRevoker =
             revocation.map { RecordingRevoker(base: client, recorder: $0, connection: name) } ?? client
+        var configuration = Session.Configuration()
+        configuration.grantLifetime = grantLifetime
         return Session(
             id: ConnectionID(name),
             store: SignalDeferringStore(base: store),
             refresher: refresher,
             revoker: revoker,
+            configuration: configuration,
             logger: logger
         )
     }

@@ -28,6 +28,14 @@ extension DevProvider {
         /// How long a refresh token stays usable after it was issued; `nil` (the default) means
         /// until revoked. An expired refresh token answers the dialect's "expired/inactive" error.
         public var refreshTokenLifetime: Duration?
+        /// Send `refresh_token_expires_in` (the whole ``refreshTokenLifetime``) with every refresh token, as Google
+        /// does for time-limited access. Off by default; the GitHub dialect always sends it.
+        public var announcesRefreshTokenLifetime = false
+        /// How long a refresh token may stay unused (not presented in a refresh) before it is refused with the
+        /// dialect's "expired/inactive" error, as Microsoft (90 days) and Google (6 months) do; `nil` (the default)
+        /// means no limit. A refresh is a use: it resets the time, for the same token (without rotation) or by
+        /// issuing a new one.
+        public var refreshTokenInactivityLimit: Duration?
         /// Issue a new refresh token on every refresh and spend the old one (RFC 9700 §4.14.2).
         /// Defaults to `true`. The Google, Apple and Firebase dialects never rotate.
         public var refreshTokenRotation: Bool

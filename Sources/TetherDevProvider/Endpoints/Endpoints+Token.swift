@@ -112,6 +112,10 @@ extension Endpoints {
         ]
         if let refreshToken = issue.refreshToken {
             body["refresh_token"] = .string(refreshToken)
+            if self.configuration.announcesRefreshTokenLifetime, let lifetime = self.configuration.refreshTokenLifetime
+            {
+                body["refresh_token_expires_in"] = .int(lifetime.wholeSeconds)
+            }
         }
         if let idToken = issue.idToken {
             body["id_token"] = .string(idToken)

@@ -153,6 +153,11 @@ extension ProviderState {
         {
             throw .refreshTokenExpired
         }
+        if let limit = self.configuration.refreshTokenInactivityLimit,
+            self.now.timeIntervalSince(record.lastActivity) >= limit.timeInterval
+        {
+            throw .refreshTokenExpired
+        }
         if self.isDisabled(grant.username) {
             throw .userDisabled
         }
@@ -183,9 +188,11 @@ extension ProviderState {
         }
         if rotates {
             record.status = .spent(at: self.now, replay: issue)
-            self.refreshTokens[token] = record
             self.count(.rotations)
+        } else {
+            record.lastUsedAt = self.now
         }
+        self.refreshTokens[token] = record
         return issue
     }
 

@@ -12,4 +12,9 @@ struct RefreshTokenRecord: Sendable {
     let clientID: String
     let issuedAt: Date
     var status: Status
+    /// When the token was last presented in a successful refresh; `nil` before its first use.
+    var lastUsedAt: Date? = nil
+
+    /// When the token was last used, or issued if it has not been used yet: what an inactivity limit counts from.
+    var lastActivity: Date { lastUsedAt ?? issuedAt }
 }

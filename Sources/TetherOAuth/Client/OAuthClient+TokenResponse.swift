@@ -67,7 +67,7 @@ extension OAuthClient {
     }
 
     /// A form-encoded body (by its content type) as the equivalent JSON object, so that one parser reads both;
-    /// `nil` for any other body. Numbers stay strings, which ``readExpiresIn(_:)`` accepts.
+    /// `nil` for any other body. Numbers stay strings, which ``readExpiresIn(_:maximum:)`` accepts.
     static func formAsJSON(_ response: HTTPResponse, _ body: Data) -> Data? {
         guard let contentType = response.headerFields[.contentType]?.lowercased(),
             contentType.hasPrefix("application/x-www-form-urlencoded"), let fields = FormEncoding.decode(body)
@@ -143,7 +143,7 @@ extension OAuthClient {
         }
         let scopes = Self.grantedScopes(object["scope"])
         let refreshToken = object["refresh_token"]?.string.flatMap { $0.isEmpty ? nil : RefreshToken($0) }
-        return TokenResponse(
+        var tokens = TokenResponse(
             accessToken: AccessToken(access),
             refreshToken: refreshToken,
             idToken: idToken,
@@ -151,6 +151,38 @@ extension OAuthClient {
             scopes: scopes,
             expiresIn: expiresIn
         )
+        if refreshToken != nil {
+            tokens.refreshTokenExpiresIn = refreshTokenLifetime(object["refresh_token_expires_in"])
+        }
+        return tokens
+    }
+
+    /// The longest refresh-token lifetime taken from `refresh_token_expires_in`: ten years. A longer one says the
+    /// token does not end in any time that matters, and is read as no end.
+    static let maximumRefreshTokenExpiresIn: Duration = .seconds(10 * 365 * 86_400)
+
+    /// `refresh_token_expires_in` (GitHub Apps' user tokens, "Refreshing user access tokens"; Google's time-limited
+    /// access, "Using OAuth 2.0 to Access Google APIs"), read like `expires_in` (a JSON number or a string of
+    /// digits). A malformed value never costs the tokens: it is logged and read as no end, as is a lifetime beyond
+    /// ``maximumRefreshTokenExpiresIn``. Only an answer that carries a refresh token is asked: the end of a kept
+    /// refresh token stays the old one.
+    func refreshTokenLifetime(_ value: JSONValue?) -> Duration? {
+        let problem: ExpiresInProblem
+        switch Self.readExpiresIn(value, maximum: Self.largestExactInteger) {
+        case .absent:
+            return nil
+        case .seconds(let seconds) where seconds <= Self.maximumRefreshTokenExpiresIn.components.seconds:
+            return .seconds(seconds)
+        case .seconds:
+            problem = .tooLarge
+        case .invalid(let invalid):
+            problem = invalid
+        }
+        logger.info(
+            "The refresh token's lifetime is ignored: its refresh_token_expires_in is invalid",
+            metadata: ["oauth.field": "refresh_token_expires_in", "oauth.problem": "\(problem.rawValue)"]
+        )
+        return nil
     }
 
     /// The `scope` of a token response (RFC 6749 §5.1): space-separated as the RFC says, comma-separated as GitHub
@@ -219,8 +251,11 @@ extension OAuthClient {
     /// `"3600"`, and every form-encoded answer carries strings; docs/decisions.md §30). Whole numbers of seconds up
     /// to ``largestExactInteger`` are valid and cut to ``maximumExpiresIn``; negative, fractional, non-numeric
     /// (`"an hour"`, `"1e3"`, `"+60"`, `true`) and larger values are not.
-    static func readExpiresIn(_ value: JSONValue?) -> ExpiresIn {
-        let maximum = maximumExpiresIn.components.seconds
+    /// - Parameters:
+    ///   - value: The member's value, if any.
+    ///   - maximum: The longest lifetime in seconds; a longer valid one is cut to it.
+    /// - Returns: What the value says.
+    static func readExpiresIn(_ value: JSONValue?, maximum: Int64 = maximumExpiresIn.components.seconds) -> ExpiresIn {
         switch value {
         case nil, .null?:
             return .absent
