@@ -4,7 +4,7 @@ development provider (docs/benchmarks.md, "Credential helpers").
 
     swift build -c release --static-swift-stdlib --product tether-cli
     swift build -c release --static-swift-stdlib --product tether
-    python3 bench/helpers.py [--tether .build/release/tether] [--quick] [--json FILE]
+    python3 bench/helpers.py [--tether .build/release/tether] [--quick] [--fresh-only] [--only TEXT] [--json FILE]
 
 Scenarios, for every row of HELPERS:
 1. fresh token: wall time of one process (start, read what it keeps, print), median of 50 runs (10 for the gcloud
@@ -246,6 +246,8 @@ def median(values):
 
 
 def fmt(value):
+    if value != value:  # no samples
+        return "–"
     return "%.1f" % value if value < 100 else "%.0f" % value
 
 
@@ -273,6 +275,8 @@ def main():
     parser.add_argument("--tether", default=os.path.join(ROOT, ".build", "release", "tether"))
     parser.add_argument("--quick", action="store_true", help="fewer runs, one round each")
     parser.add_argument("--json", help="also write the samples to this file")
+    parser.add_argument("--fresh-only", action="store_true", help="only the fresh-token runs")
+    parser.add_argument("--only", help="only the rows whose name contains this text")
     arguments = parser.parse_args()
     tether = os.path.abspath(arguments.tether)
     folder = tempfile.mkdtemp(prefix="tether-helpers-")
@@ -282,8 +286,13 @@ def main():
     try:
         environments = {}
         for helper in helpers(tether):
+            if arguments.only and arguments.only not in helper.name:
+                continue
+            if arguments.fresh_only:
+                helper.expiry_runs, helper.concurrent_rounds = 0, 0
             if arguments.quick:
-                helper.runs, helper.expiry_runs, helper.concurrent_rounds = min(helper.runs, 10), 1, 1
+                helper.runs = min(helper.runs, 10)
+                helper.expiry_runs, helper.concurrent_rounds = min(helper.expiry_runs, 1), min(helper.concurrent_rounds, 1)
             if helper.tool == "gcloud" and not shutil.which("gcloud"):
                 results[helper.name] = {"skipped": "gcloud is not installed"}
                 continue
