@@ -212,6 +212,8 @@ let package = Package(
             name: "TetherPostgres",
             dependencies: [
                 "Tether",
+                .crypto,
+                .httpTypes,
                 .postgresNIO,
                 .logging,
                 .serviceLifecycle,
@@ -303,6 +305,16 @@ let package = Package(
                 .hummingbird,
             ],
             path: "Examples/ProtectedService",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "WebhookReceiver",
+            dependencies: [
+                "TetherPostgres",
+                .hummingbird,
+                .httpTypes,
+            ],
+            path: "Examples/WebhookReceiver",
             exclude: ["README.md"]
         ),
 
@@ -443,7 +455,9 @@ let package = Package(
                 // The `tether` launcher its command tests run (it runs `tether-cli` beside it).
                 "TetherLauncher",
                 "SignInAndCall",
+                "WebhookReceiver",
                 "Tether",
+                "TetherPostgres",
                 "TetherOAuth",
                 "TetherURLSession",
                 "TetherDevProvider",
@@ -524,8 +538,11 @@ let package = Package(
                 "ProviderTestSupport",
                 "TetherDevProvider",
                 "TetherOAuth",
+                "TetherURLSession",
                 .postgresNIO,
                 .logging,
+                .hummingbird,
+                .httpTypes,
                 .serviceLifecycle,
                 .metrics,
                 .metricsTestKit,
