@@ -18,6 +18,10 @@ let platformsWithoutBackgroundTasks: [Platform] = nonApplePlatforms + [.macOS, .
 /// `LocalAuthenticationShim`; on tvOS the store refuses `refreshTokenProtection` and never passes a context.
 let platformsWithoutLocalAuthentication: [Platform] = nonApplePlatforms + [.tvOS]
 
+/// Platforms without UserNotifications. There, `TetherNotifications` compiles `StatusNotifier` against
+/// `UserNotificationsShim`, and only the tests run it, over the shim's notification center.
+let platformsWithoutUserNotifications: [Platform] = nonApplePlatforms
+
 let package = Package(
     name: "tether",
     platforms: [
@@ -31,7 +35,7 @@ let package = Package(
     products: [
         "Tether", "TetherKeychain", "TetherTesting", "TetherURLSession", "TetherAsyncHTTPClient", "TetherOAuth",
         "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar", "TetherFlights",
-        "TetherServiceLifecycle", "TetherPostgres",
+        "TetherServiceLifecycle", "TetherPostgres", "TetherNotifications",
     ].map { Product.library(name: $0, targets: [$0]) } + [
         // `tether` answers a fresh token itself and runs `tether-cli`, installed beside it, for everything else.
         .executable(name: "tether", targets: ["TetherLauncher"]),
@@ -218,6 +222,28 @@ let package = Package(
                 .logging,
                 .serviceLifecycle,
                 .metrics,
+            ]
+        ),
+
+        // MARK: Local notifications of status changes (Apple platforms; off unless an app runs one)
+        .target(
+            name: "TetherNotifications",
+            dependencies: [
+                "Tether",
+                .logging,
+                .target(name: "UserNotificationsShim", condition: .when(platforms: platformsWithoutUserNotifications)),
+            ]
+        ),
+        // UserNotifications' names, with a notification center that keeps what is posted in memory, so that
+        // `StatusNotifier` compiles and is tested off Apple platforms. Not a product.
+        .target(name: "UserNotificationsShim"),
+        .testTarget(
+            name: "TetherNotificationsTests",
+            dependencies: [
+                "Tether",
+                "TetherNotifications",
+                "TetherTesting",
+                .target(name: "UserNotificationsShim", condition: .when(platforms: platformsWithoutUserNotifications)),
             ]
         ),
 
