@@ -18,6 +18,10 @@ let platformsWithoutBackgroundTasks: [Platform] = nonApplePlatforms + [.macOS, .
 /// `LocalAuthenticationShim`; on tvOS the store refuses `refreshTokenProtection` and never passes a context.
 let platformsWithoutLocalAuthentication: [Platform] = nonApplePlatforms + [.tvOS]
 
+/// Platforms without UserNotifications. There, `TetherNotifications` compiles `StatusNotifier` against
+/// `UserNotificationsShim`, and only the tests run it, over the shim's notification center.
+let platformsWithoutUserNotifications: [Platform] = nonApplePlatforms
+
 let package = Package(
     name: "tether",
     platforms: [
@@ -31,7 +35,7 @@ let package = Package(
     products: [
         "Tether", "TetherKeychain", "TetherTesting", "TetherURLSession", "TetherAsyncHTTPClient", "TetherOAuth",
         "TetherJWT", "TetherDevProvider", "TetherServer", "TetherHummingbird", "TetherCalendar", "TetherFlights",
-        "TetherServiceLifecycle", "TetherPostgres",
+        "TetherServiceLifecycle", "TetherPostgres", "TetherNotifications",
     ].map { Product.library(name: $0, targets: [$0]) } + [
         // `tether` answers a fresh token itself and runs `tether-cli`, installed beside it, for everything else.
         .executable(name: "tether", targets: ["TetherLauncher"]),
@@ -212,10 +216,34 @@ let package = Package(
             name: "TetherPostgres",
             dependencies: [
                 "Tether",
+                .crypto,
+                .httpTypes,
                 .postgresNIO,
                 .logging,
                 .serviceLifecycle,
                 .metrics,
+            ]
+        ),
+
+        // MARK: Local notifications of status changes (Apple platforms; off unless an app runs one)
+        .target(
+            name: "TetherNotifications",
+            dependencies: [
+                "Tether",
+                .logging,
+                .target(name: "UserNotificationsShim", condition: .when(platforms: platformsWithoutUserNotifications)),
+            ]
+        ),
+        // UserNotifications' names, with a notification center that keeps what is posted in memory, so that
+        // `StatusNotifier` compiles and is tested off Apple platforms. Not a product.
+        .target(name: "UserNotificationsShim"),
+        .testTarget(
+            name: "TetherNotificationsTests",
+            dependencies: [
+                "Tether",
+                "TetherNotifications",
+                "TetherTesting",
+                .target(name: "UserNotificationsShim", condition: .when(platforms: platformsWithoutUserNotifications)),
             ]
         ),
 
@@ -303,6 +331,16 @@ let package = Package(
                 .hummingbird,
             ],
             path: "Examples/ProtectedService",
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "WebhookReceiver",
+            dependencies: [
+                "TetherPostgres",
+                .hummingbird,
+                .httpTypes,
+            ],
+            path: "Examples/WebhookReceiver",
             exclude: ["README.md"]
         ),
 
@@ -443,7 +481,9 @@ let package = Package(
                 // The `tether` launcher its command tests run (it runs `tether-cli` beside it).
                 "TetherLauncher",
                 "SignInAndCall",
+                "WebhookReceiver",
                 "Tether",
+                "TetherPostgres",
                 "TetherOAuth",
                 "TetherURLSession",
                 "TetherDevProvider",
@@ -524,8 +564,11 @@ let package = Package(
                 "ProviderTestSupport",
                 "TetherDevProvider",
                 "TetherOAuth",
+                "TetherURLSession",
                 .postgresNIO,
                 .logging,
+                .hummingbird,
+                .httpTypes,
                 .serviceLifecycle,
                 .metrics,
                 .metricsTestKit,

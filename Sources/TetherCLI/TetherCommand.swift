@@ -27,6 +27,7 @@ struct TetherCommand: AsyncParsableCommand {
               tether token              print a valid access token
               tether request http://127.0.0.1:8123/userinfo
               tether status             every connection and its state
+              tether watch              each status change, as it happens
               tether calendar events    a week of events from every calendar source
               tether logout --all       revoke and delete every connection's tokens
 
@@ -80,8 +81,8 @@ struct TetherCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            LoginCommand.self, StatusCommand.self, TokenCommand.self, RequestCommand.self, LogoutCommand.self,
-            KeepAliveCommand.self,
+            LoginCommand.self, StatusCommand.self, WatchCommand.self, TokenCommand.self, RequestCommand.self,
+            LogoutCommand.self, KeepAliveCommand.self,
             ProvidersCommand.self, CalendarCommand.self, DevProviderCommand.self, DemoCommand.self,
             GitCredentialCommand.self, KubeCredentialCommand.self, DockerCredentialCommand.self,
             RefreshWorkerCommand.self,

@@ -23,6 +23,10 @@ public import Tether
 ///   in again. Nothing is deleted.
 /// - Other failures leave the claim to lapse (``Configuration/claimDuration``), which paces the next attempt.
 /// - On graceful shutdown, a round in progress finishes the refreshes it started and claims nothing new.
+/// - With a ``RefreshSchedulerDelegate`` (such as a ``WebhookNotifier``), it reports a grant that ended, a
+///   connection that works again (the user signed in, or a refresh that had failed succeeded) and, once the store
+///   keeps when grants end, a grant about to end: see ``Event``. Each round then also lists the connections
+///   needing sign-in, to notice those another worker or an application marked, and those signed in again.
 ///
 /// Metrics (swift-metrics): `tether_scheduler_refreshes_total` (dimension `provider`),
 /// `tether_scheduler_failures_total` (dimensions `provider` and `class`: `needs_sign_in`, `transient`,
@@ -136,6 +140,8 @@ public struct RefreshScheduler: Service {
     let logger: Logger
     let metrics: SchedulerMetrics
     let limiter: ProviderLimiter
+    let delegate: (any RefreshSchedulerDelegate)?
+    let tracker = EventTracker()
 
     /// Creates a scheduler that refreshes connections of the providers in `refreshers` and leaves the others.
     /// - Parameters:
@@ -145,6 +151,7 @@ public struct RefreshScheduler: Service {
     ///   - clock: The clock of pauses, rate limits and the sessions' retries.
     ///   - dateSource: The wall clock that decides which tokens are due.
     ///   - metricsFactory: Where metrics go; `nil` for the process's `MetricsSystem`.
+    ///   - delegate: Receives the connections' changes of state; `nil` for none.
     ///   - logger: Where it logs (never a secret); the task's logger (`Logger.current`) by default.
     public init(
         store: PostgresStore,
@@ -153,6 +160,7 @@ public struct RefreshScheduler: Service {
         clock: any Clock<Duration> = ContinuousClock(),
         dateSource: DateSource = .system,
         metricsFactory: (any MetricsFactory)? = nil,
+        delegate: (any RefreshSchedulerDelegate)? = nil,
         logger: Logger = .current
     ) {
         self.init(
@@ -162,6 +170,7 @@ public struct RefreshScheduler: Service {
             clock: clock,
             dateSource: dateSource,
             metricsFactory: metricsFactory,
+            delegate: delegate,
             logger: logger
         )
     }
@@ -174,6 +183,7 @@ public struct RefreshScheduler: Service {
     ///   - clock: The clock of pauses, rate limits and the sessions' retries.
     ///   - dateSource: The wall clock that decides which tokens are due.
     ///   - metricsFactory: Where metrics go; `nil` for the process's `MetricsSystem`.
+    ///   - delegate: Receives the connections' changes of state; `nil` for none.
     ///   - logger: Where it logs (never a secret); the task's logger (`Logger.current`) by default.
     public init(
         store: PostgresStore,
@@ -182,6 +192,7 @@ public struct RefreshScheduler: Service {
         clock: any Clock<Duration> = ContinuousClock(),
         dateSource: DateSource = .system,
         metricsFactory: (any MetricsFactory)? = nil,
+        delegate: (any RefreshSchedulerDelegate)? = nil,
         logger: Logger = .current
     ) {
         self.init(
@@ -191,6 +202,7 @@ public struct RefreshScheduler: Service {
             clock: clock,
             dateSource: dateSource,
             metricsFactory: metricsFactory,
+            delegate: delegate,
             logger: logger
         )
     }
@@ -203,6 +215,7 @@ public struct RefreshScheduler: Service {
         clock: any Clock<Duration>,
         dateSource: DateSource,
         metricsFactory: (any MetricsFactory)?,
+        delegate: (any RefreshSchedulerDelegate)?,
         logger: Logger
     ) {
         self.store = store
@@ -213,6 +226,7 @@ public struct RefreshScheduler: Service {
         self.logger = logger
         self.metrics = SchedulerMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         self.limiter = ProviderLimiter(clock: clock, configuration: configuration)
+        self.delegate = delegate
     }
 
     /// Runs rounds until graceful shutdown or cancellation. A round in progress at graceful shutdown finishes the
@@ -246,6 +260,7 @@ public struct RefreshScheduler: Service {
     @discardableResult
     package func runRound() async -> Round {
         guard !Task.isShuttingDownGracefully else { return Round() }
+        await reportSignInChanges()
         let claimed: [(id: ConnectionID, expiresAt: Date)]
         do {
             claimed = try await store.claimDueConnections(
@@ -279,6 +294,7 @@ public struct RefreshScheduler: Service {
                 }
                 guard let (outcome, id) = await group.next() else { break }
                 running -= 1
+                await noteOutcome(outcome, of: id)
                 switch outcome {
                 case .refreshed: round.refreshed += 1
                 case .contended: round.contended += 1
@@ -368,6 +384,7 @@ public struct RefreshScheduler: Service {
                 // Mark the record the session left (tokens removed), not a newer sign-in.
                 if let ended = try await store.read(record.id), ended.tokens.refreshToken == nil {
                     try await store.markNeedsSignIn(record.id, version: ended.version, reason: reason)
+                    await reportNeedsSignIn(ended, reason: error.signInReason ?? Self.signInReason(code: reason))
                 }
             } catch {
                 logger.warning("Could not mark the connection", metadata: ["error": "\(error)"])

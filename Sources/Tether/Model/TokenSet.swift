@@ -103,7 +103,8 @@ public struct TokenSet: Sendable, Hashable, Codable {
     /// token or ID token keeps the previous one. A kept refresh token keeps its own end
     /// (``refreshTokenExpiresAt``) and issue time: a refresh answer that does not renew the refresh token does
     /// not move its end, whatever `refresh_token_expires_in` it carries. The same refresh token sent back keeps its
-    /// issue time, and takes the end the provider gives now, if any.
+    /// issue time, and takes the end the provider gives now, if any. A kept refresh token of a record that has no
+    /// issue time (written before it was kept) counts as issued when that record was received.
     /// - Parameters:
     ///   - response: The refresh response.
     ///   - receivedAt: When it arrived.
@@ -114,9 +115,10 @@ public struct TokenSet: Sendable, Hashable, Codable {
             next.refreshToken = refreshToken
             next.lockedRefreshToken = lockedRefreshToken
             next.refreshTokenExpiresAt = refreshTokenExpiresAt
-            next.refreshTokenIssuedAt = refreshTokenIssuedAt
+            // A record written before the issue time was kept: the token is at least as old as that record.
+            next.refreshTokenIssuedAt = refreshTokenIssuedAt ?? self.receivedAt
         } else if next.refreshTokenFingerprint == refreshTokenFingerprint {
-            next.refreshTokenIssuedAt = refreshTokenIssuedAt ?? next.refreshTokenIssuedAt
+            next.refreshTokenIssuedAt = refreshTokenIssuedAt ?? self.receivedAt
             next.refreshTokenExpiresAt = next.refreshTokenExpiresAt ?? refreshTokenExpiresAt
         }
         if next.idToken == nil { next.idToken = idToken }

@@ -57,6 +57,46 @@ struct StatusCommand: AsyncParsableCommand {
         let threshold = try expiringWithin.map { try GrantLifetimeSetting.seconds($0, option: "--expiring-within") }
         // Reading creates nothing: a missing TETHER_HOME is no connections.
         let workspace = try Workspace(global, createsHome: false)
+        let (rows, unreadable) = try await Self.rows(
+            workspace: workspace,
+            only: connection,
+            check: check,
+            threshold: threshold
+        )
+        let store = workspace.location.displayName(home: workspace.home)
+        if let unreadable { workspace.terminal.err("tether: \(UntrustedText.forTerminal(unreadable.description))") }
+        let keyNotice = Self.keyNotice(workspace.vault)
+        if json {
+            try Self.printJSON(rows, workspace.terminal)
+            if let keyNotice { workspace.terminal.err(keyNotice) }
+        } else if rows.isEmpty {
+            workspace.terminal.err(
+                "No connections in \(store). Sign in with `tether login PROVIDER` (see `tether providers`)."
+            )
+            if let keyNotice { workspace.terminal.err(keyNotice) }
+        } else {
+            let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
+            let header = [
+                "NAME", "PROVIDER", "ACCOUNT", "STATE", "EXPIRES", "GRANT ENDS", "LAST REFRESH", "LAST ERROR",
+            ]
+            var table = [Format.cells(header, style: style.bold)]
+            table += rows.map { $0.cells(style: style) }
+            for line in Format.table(table) { workspace.terminal.out(line) }
+            for row in rows { if let line = row.endingSoonLine { workspace.terminal.out(line) } }
+            workspace.terminal.out("Store: \(store)")
+            if let keyNotice { workspace.terminal.out(keyNotice) }
+        }
+    }
+
+    /// Every connection's row, as `tether status` shows them (`tether watch` compares them): the connections with
+    /// settings and those in the store, or only `connection`. A store that cannot be listed is returned beside the
+    /// rows of the settings. `threshold` (seconds) replaces the default of "ends soon".
+    static func rows(
+        workspace: Workspace,
+        only connection: String?,
+        check: Bool,
+        threshold: Int64? = nil
+    ) async throws -> (rows: [StatusRow], unreadable: CLIFailure?) {
         // connections.json is read once for all rows.
         // A profile that fails its MAC check is one refused row, not a failed listing.
         let profiles = Dictionary(try workspace.profiles.loadEach().map { ($0.name, $0.profile) }) { first, _ in
@@ -86,33 +126,18 @@ struct StatusCommand: AsyncParsableCommand {
         let store = workspace.location.displayName(home: workspace.home)
         var rows: [StatusRow] = []
         for name in names.sorted() {
-            var row = await row(name, profile: profiles[name], workspace: workspace, lastError: errors[name])
+            var row = await row(
+                name,
+                profile: profiles[name],
+                workspace: workspace,
+                lastError: errors[name],
+                check: check
+            )
             row.store = store
             if let threshold { row.applyThreshold(.seconds(threshold), now: Date()) }
             rows.append(row)
         }
-        if let unreadable { workspace.terminal.err("tether: \(UntrustedText.forTerminal(unreadable.description))") }
-        let keyNotice = Self.keyNotice(workspace.vault)
-        if json {
-            try Self.printJSON(rows, workspace.terminal)
-            if let keyNotice { workspace.terminal.err(keyNotice) }
-        } else if rows.isEmpty {
-            workspace.terminal.err(
-                "No connections in \(store). Sign in with `tether login PROVIDER` (see `tether providers`)."
-            )
-            if let keyNotice { workspace.terminal.err(keyNotice) }
-        } else {
-            let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            let header = [
-                "NAME", "PROVIDER", "ACCOUNT", "STATE", "EXPIRES", "GRANT ENDS", "LAST REFRESH", "LAST ERROR",
-            ]
-            var table = [Format.cells(header, style: style.bold)]
-            table += rows.map { $0.cells(style: style) }
-            for line in Format.table(table) { workspace.terminal.out(line) }
-            for row in rows { if let line = row.endingSoonLine { workspace.terminal.out(line) } }
-            workspace.terminal.out("Store: \(store)")
-            if let keyNotice { workspace.terminal.out(keyNotice) }
-        }
+        return (rows, unreadable)
     }
 
     /// One line when the vault's key is in the `vault.key` file beside the records, saying why and how to move it
@@ -126,11 +151,12 @@ struct StatusCommand: AsyncParsableCommand {
             + "the systemd credential \(VaultStore.credentialName); see docs/security.md"
     }
 
-    func row(
+    static func row(
         _ name: String,
         profile checked: Result<Profile, ProfileBindingError>?,
         workspace: Workspace,
-        lastError: StatusFile.Entry?
+        lastError: StatusFile.Entry?,
+        check: Bool
     ) async -> StatusRow {
         let profile: Profile?
         switch checked {
