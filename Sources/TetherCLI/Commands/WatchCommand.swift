@@ -16,16 +16,17 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             Computes every connection's status as `tether status` does, then again whenever the vault's records, \
             connections.json or status.json change (inotify on Linux; once a second elsewhere, and with \
-            TETHER_STORE=postgresql://…), and prints one line per change until interrupted (Ctrl-C, SIGTERM). \
-            A change is a new state, a new last error, or a connection that appeared or went away (state \
-            `removed`). Nothing is sent to a provider.
+            TETHER_STORE=postgresql://…), and once an hour, and prints one line per change until interrupted \
+            (Ctrl-C, SIGTERM). A change is a new state, a new last error, a grant that came to end within 14 days \
+            (expiresSoon) or no longer does, or a connection that appeared or went away (state `removed`). \
+            Nothing is sent to a provider.
 
             --json prints one object per line with the keys of a `tether status --json` row, plus previous (the \
             state before, or null for a connection that appeared) and at (ISO 8601).
 
             --exec CMD runs `/bin/sh -c CMD` for each change, with TETHER_CONNECTION, TETHER_STATUS, \
-            TETHER_PREVIOUS_STATUS, TETHER_PROVIDER, TETHER_ACCOUNT (masked), TETHER_MESSAGE, TETHER_EXPIRES_AT and \
-            TETHER_AT in its environment, and without any other TETHER_* variable: no token, key or secret reaches \
+            TETHER_PREVIOUS_STATUS, TETHER_PROVIDER, TETHER_ACCOUNT (masked), TETHER_MESSAGE, TETHER_EXPIRES_AT, \
+            TETHER_GRANT_ENDS_AT, TETHER_GRANT_ENDS_SOON (1 or empty) and TETHER_AT in its environment, and without any other TETHER_* variable: no token, key or secret reaches \
             it. One run at a time: changes that arrive meanwhile wait, a connection's waiting changes become one, \
             and a run longer than --exec-timeout seconds is stopped (SIGTERM, then SIGKILL). Its standard output \
             goes to standard error. Text from providers in these variables has its control characters removed.
@@ -75,7 +76,9 @@ struct WatchCommand: AsyncParsableCommand {
         let store = workspace.location.displayName(home: workspace.home)
         workspace.terminal.err("Watching \(known.count) connection(s) in \(store). Ctrl-C ends.")
 
-        let ticks = polled ? Self.seconds() : files.changes
+        // Files say when a process changed something; time alone brings a grant's end closer, so the watch also
+        // looks once an hour.
+        let ticks = polled ? Self.every(.seconds(1)) : Self.merged(files.changes, Self.every(.seconds(3600)))
         for await _ in ticks {
             // Changes come in bursts (a record and status.json): one look after the burst.
             try? await Task.sleep(for: .milliseconds(50))
@@ -102,14 +105,29 @@ struct WatchCommand: AsyncParsableCommand {
         return only.map { name in all.filter { $0.name == name } } ?? all
     }
 
-    /// A wake-up every second, for stores that cannot be watched.
-    static func seconds() -> AsyncStream<Void> {
+    /// A wake-up every `interval`: every second for stores that cannot be watched, every hour beside the files.
+    static func every(_ interval: Duration) -> AsyncStream<Void> {
         AsyncStream { continuation in
             let task = Task {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
+                    try? await Task.sleep(for: interval)
                     continuation.yield()
                 }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The wake-ups of both streams, as they come; it ends when both have.
+    static func merged(_ first: AsyncStream<Void>, _ second: AsyncStream<Void>) -> AsyncStream<Void> {
+        AsyncStream { continuation in
+            let task = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for stream in [first, second] {
+                        group.addTask { for await _ in stream { continuation.yield() } }
+                    }
+                }
+                continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
@@ -159,8 +177,9 @@ struct WatchChange: Encodable, Sendable {
     var previous: String?
     var at: Date
 
-    /// The changes between two looks: a new state or last error, a connection that appeared (previous `nil`) or
-    /// went away (state `removed`). Expiry and refresh times alone are not changes: every refresh moves them.
+    /// The changes between two looks: a new state or last error, a grant that came to end soon (or no longer
+    /// does, after a sign-in), a connection that appeared (previous `nil`) or went away (state `removed`). Expiry
+    /// and refresh times alone are not changes: every refresh moves them.
     static func changes(from before: [String: StatusRow], to rows: [StatusRow], at now: Date) -> [WatchChange] {
         var changes: [WatchChange] = []
         for row in rows {
@@ -168,7 +187,8 @@ struct WatchChange: Encodable, Sendable {
                 changes.append(WatchChange(row: row, previous: nil, at: now))
                 continue
             }
-            if old.state != row.state || old.lastError != row.lastError {
+            let endsSoon = { (row: StatusRow) in row.grantEnd?.isSoon ?? false }
+            if old.state != row.state || old.lastError != row.lastError || endsSoon(old) != endsSoon(row) {
                 changes.append(WatchChange(row: row, previous: old.state, at: now))
             }
         }

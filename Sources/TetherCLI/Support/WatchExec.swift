@@ -71,6 +71,8 @@ actor WatchExec {
             "TETHER_AT": Format.iso8601(change.at) ?? "",
         ]
         variables["TETHER_EXPIRES_AT"] = Format.iso8601(row.expiresAt) ?? ""
+        variables["TETHER_GRANT_ENDS_AT"] = Format.iso8601(row.grantEnd?.date) ?? ""
+        variables["TETHER_GRANT_ENDS_SOON"] = row.grantEnd?.isSoon == true ? "1" : ""
         return variables
     }
 
