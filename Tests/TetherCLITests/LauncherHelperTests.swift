@@ -105,7 +105,7 @@ struct LauncherHelperTests {
     ) async throws -> (
         launcher: LauncherTests.Outcome, full: LauncherTests.Outcome, alone: CLI.Result
     ) {
-        let other = try LauncherTests.copy(cli)
+        let other = try await LauncherTests.copy(cli)
         defer { try? FileManager.default.removeItem(at: other.home) }
         let name = request.executable
         let fullTool = try linked("tether-cli", as: name == "tether" ? "tether-cli" : name, near: cli)
@@ -127,13 +127,17 @@ struct LauncherHelperTests {
     }
 
     /// Runs the request with a copy of the launcher that has no `tether-cli` beside it: a copy, not a link, so that
-    /// /proc/self/exe names a folder without `tether-cli`.
+    /// /proc/self/exe names a folder without `tether-cli`. The copy is made once per home and name (a test's requests
+    /// run one after the other).
+    static func aloneFolder(_ cli: CLI) -> URL {
+        cli.home.deletingLastPathComponent().appendingPathComponent("alone-\(cli.home.lastPathComponent)")
+    }
+
     static func alone(_ request: Request, on cli: CLI) async throws -> CLI.Result {
-        let folder = cli.home.deletingLastPathComponent().appendingPathComponent("alone-\(UUID().uuidString)")
+        let folder = aloneFolder(cli)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent(request.executable)
-        try LauncherTests.copyExecutable(to: copy)
+        if !FileManager.default.fileExists(atPath: copy.path) { try await LauncherTests.copyExecutable(to: copy) }
         return try await ChildProcess.run(
             [copy.path] + request.arguments,
             input: request.input,
@@ -144,6 +148,7 @@ struct LauncherHelperTests {
     @Test func eachHelperRequestIsAnsweredAsTheFullToolAnswersIt() async throws {
         let cli = try await Self.signedIn()
         defer { Task { await cli.stop() } }
+        defer { try? FileManager.default.removeItem(at: Self.aloneFolder(cli)) }
         let refreshes = await cli.provider.admin.counters()[.refreshes]
         for request in Self.requests {
             let (launcher, full, alone) = try await Self.run(request, on: cli)
@@ -165,6 +170,7 @@ struct LauncherHelperTests {
     @Test func aRefusedTokenIsLeftToTheFullToolWithGitsInput() async throws {
         let cli = try await Self.signedIn()
         defer { Task { await cli.stop() } }
+        defer { try? FileManager.default.removeItem(at: Self.aloneFolder(cli)) }
         let token = try await cli.run(["token", "dev"]).trimmedOutput
         let erase = try await cli.run(
             ["git-credential", "erase"],
@@ -199,6 +205,7 @@ struct LauncherHelperTests {
     @Test func anExpiringIDTokenIsLeftToTheFullTool() async throws {
         let cli = try await Self.signedIn()
         defer { Task { await cli.stop() } }
+        defer { try? FileManager.default.removeItem(at: Self.aloneFolder(cli)) }
         let vault = try VaultStore(directory: cli.home, environment: [:])
         let record = try #require(try await vault.read(ConnectionID("dev")))
         var tokens = record.tokens

@@ -19,9 +19,9 @@ struct LauncherTests {
     }
 
     /// A copy of `cli`'s home, with the same files and permissions.
-    static func copy(_ cli: CLI) throws -> CLI {
+    static func copy(_ cli: CLI) async throws -> CLI {
         let copy = cli.home.deletingLastPathComponent().appendingPathComponent("tether-cli-\(UUID().uuidString)")
-        let copied = try ChildProcessRunner.copyTree(cli.home.path, to: copy.path)
+        let copied = try await ChildProcessRunner.copyTree(cli.home.path, to: copy.path)
         #expect(copied)
         return CLI(home: copy, provider: cli.provider, extraEnvironment: cli.extraEnvironment)
     }
@@ -29,7 +29,7 @@ struct LauncherTests {
     /// Runs `arguments` with `tether` on `cli` and with `tether-cli` on a copy of its home made just before; in what
     /// they print, each home's path reads `$TETHER_HOME`.
     static func both(_ cli: CLI, _ arguments: [String]) async throws -> (launcher: Outcome, full: Outcome) {
-        let other = try copy(cli)
+        let other = try await copy(cli)
         defer { try? FileManager.default.removeItem(at: other.home) }
         let full = try await other.launch(arguments, executable: "tether-cli").finish(timeout: .seconds(60))
         let launcher = try await cli.run(arguments)
@@ -57,14 +57,14 @@ struct LauncherTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let launcher = folder.appendingPathComponent("tether")
-        try copyExecutable(to: launcher)
+        try await copyExecutable(to: launcher)
         return try await ChildProcess.run([launcher.path] + arguments, environment: cli.environment)
     }
 
     /// Copies the launcher to `target` with `cp`: a file this process had open for writing could still be open in
     /// a child another test is starting at that moment, and executing it would then fail with "Text file busy".
-    static func copyExecutable(to target: URL) throws {
-        let copied = try ChildProcessRunner.copyTree(try CLI.executable(named: "tether").path, to: target.path)
+    static func copyExecutable(to target: URL) async throws {
+        let copied = try await ChildProcessRunner.copyTree(try CLI.executable(named: "tether").path, to: target.path)
         #expect(copied)
     }
 
@@ -195,12 +195,21 @@ struct LauncherTests {
 
 /// Copies a folder with `cp -a`, which keeps modes (the vault refuses files others could read).
 enum ChildProcessRunner {
-    static func copyTree(_ source: String, to target: String) throws -> Bool {
+    /// Waits for `cp` without holding a thread of the concurrency pool (two on this machine's two cores): the
+    /// suites running meanwhile would wait for it.
+    static func copyTree(_ source: String, to target: String) async throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/cp")
         process.arguments = ["-a", source, target]
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return status == 0
     }
 }
