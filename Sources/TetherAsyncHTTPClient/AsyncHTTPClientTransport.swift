@@ -32,7 +32,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     private let sender: any Sender
-    private let client: HTTPClient?
+    /// The senders through the environment's proxies, by proxy; empty without one.
+    private let proxiedSenders: [ProxyEnvironment.Proxy: any Sender]
+    private let proxies: ProxyEnvironment
+    private let clients: [HTTPClient]
     private let configuration: Configuration
     private let clock: any Clock<Duration>
 
@@ -43,19 +46,45 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// AsyncHTTPClient's own retries hid for up to 10 seconds.
     /// - Parameters:
     ///   - configuration: Timeout and response size limit.
+    ///   - proxies: The proxies to send through, for example
+    ///     `ProxyEnvironment(environment: ProcessInfo.processInfo.environment)` to honour `HTTPS_PROXY` and
+    ///     `NO_PROXY` as curl does; ``ProxyEnvironment/direct`` (the default) sends every request directly.
     ///   - clock: The clock the timeout is measured on.
-    public init(configuration: Configuration = Configuration(), clock: any Clock<Duration> = ContinuousClock()) {
+    public init(
+        configuration: Configuration = Configuration(),
+        proxies: ProxyEnvironment = .direct,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        let direct = Self.makeClient(configuration: configuration, proxy: nil)
+        var clients = [direct]
+        var proxiedSenders: [ProxyEnvironment.Proxy: any Sender] = [:]
+        for proxy in [proxies.https, proxies.http].compactMap({ $0 }) where proxiedSenders[proxy] == nil {
+            guard let setting = ProxyEnvironment.configuration(for: proxy) else { continue }
+            let client = Self.makeClient(configuration: configuration, proxy: setting)
+            clients.append(client)
+            proxiedSenders[proxy] = ClientSender(client: client)
+        }
+        self.clients = clients
+        self.sender = ClientSender(client: direct)
+        self.proxiedSenders = proxiedSenders
+        self.proxies = proxies
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// An `HTTPClient` as the transport needs it: no redirects, no retried connections, the timeouts.
+    private static func makeClient(
+        configuration: Configuration,
+        proxy: HTTPClient.Configuration.Proxy?
+    ) -> HTTPClient {
         var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         clientConfiguration.timeout = HTTPClient.Configuration.Timeout(
             connect: .milliseconds(Int64(min(configuration.timeout, .seconds(10)).milliseconds)),
             read: .milliseconds(Int64(configuration.timeout.milliseconds))
         )
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        self.client = client
-        self.sender = ClientSender(client: client)
-        self.configuration = configuration
-        self.clock = clock
+        clientConfiguration.proxy = proxy
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
     init(
@@ -64,14 +93,41 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.sender = sender
-        self.client = nil
+        self.clients = []
+        self.proxiedSenders = [:]
+        self.proxies = .direct
         self.configuration = configuration
         self.clock = clock
     }
 
-    /// Shuts the underlying `HTTPClient` down. Call it once, when the transport is no longer needed.
+    /// Shuts the underlying `HTTPClient`s down. Call it once, when the transport is no longer needed.
     public func shutdown() async throws {
-        try await client?.shutdown()
+        for client in clients { try await client.shutdown() }
+    }
+
+    /// The sender for `request`: through the proxy the environment names for its scheme and host, or direct.
+    /// - Throws: ``Tether/TransportError/invalidRequest`` when that proxy is one this transport cannot use.
+    private func sender(for request: HTTPRequest, target: String) throws -> any Sender {
+        guard let scheme = request.scheme, let authority = request.authority,
+            let proxy = proxies.proxy(scheme: scheme, host: Self.host(ofAuthority: authority))
+        else { return sender }
+        if let proxied = proxiedSenders[proxy] { return proxied }
+        let reason =
+            switch proxy.kind {
+            case .unsupported(let scheme):
+                "a \(scheme):// proxy, which this client cannot use (http:// and socks5:// work)"
+            default: "a value that is not a proxy URL"
+            }
+        throw TransportError.invalidRequest.with(
+            message: "Cannot send a request to \(target): \(proxy.variable) names \(reason)"
+        )
+    }
+
+    /// The host of an authority (`user@host:port`, `[::1]:8080`), without user or port.
+    static func host(ofAuthority authority: String) -> String {
+        let afterUser = authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        if afterUser.hasPrefix("[") { return String(afterUser.prefix { $0 != "]" }) + "]" }
+        return String(afterUser.prefix { $0 != ":" })
     }
 
     /// Sends a request without following redirects.
@@ -83,6 +139,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard let clientRequest = Self.makeRequest(request, body: body) else {
             throw TransportError.invalidRequest.with(message: "Cannot send a request to \(target)")
         }
+        let sender = try sender(for: request, target: target)
         do {
             // The deadline's cancellation reaches the body too: AsyncHTTPClient cancels the request, and closes its
             // connection, when the task iterating the body is cancelled or stops iterating.

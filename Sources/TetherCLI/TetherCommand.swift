@@ -73,6 +73,9 @@ struct TetherCommand: AsyncParsableCommand {
                                  defaults for `tether login`
               BROWSER            opens the sign-in page; run with the URL as
                                  its argument
+              HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY (or lowercase)
+                                 send requests through an http:// or socks5://
+                                 proxy, read as curl reads them
               NO_COLOR           no colour, even on a terminal
               TETHER_VERBOSE=1   like --verbose
 

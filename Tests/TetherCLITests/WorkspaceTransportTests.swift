@@ -1,18 +1,196 @@
+import Foundation
 import Testing
-import TetherURLSession
+import TetherAsyncHTTPClient
+import TetherDevProvider
+import TetherTestSupport
 
 @testable import TetherCLI
 
-/// Which transport `tether` sends its requests through (docs/decisions.md §28).
+/// Which transport `tether` sends its requests through, and its proxies (docs/decisions.md §28, §46): always
+/// AsyncHTTPClient, through the proxy the environment names. The end-to-end tests go through a real `CONNECT`
+/// proxy on 127.0.0.1 (a Python stand-in that checks the proxy's Basic credentials and logs every tunnel).
+@Suite(.timeLimit(.minutes(3)))
 struct WorkspaceTransportTests {
-    @Test func withoutAProxyTetherUsesAsyncHTTPClient() {
-        #expect(!(Workspace.transport(environment: [:]) is URLSessionTransport))
-        #expect(!(Workspace.transport(environment: ["HTTPS_PROXY": ""]) is URLSessionTransport))
+    @Test func theTransportReadsTheProxiesOfTheEnvironmentItIsGiven() throws {
+        let direct = try #require(Workspace.transport(environment: [:]) as? Workspace.SharedAsyncTransport)
+        #expect(direct.proxies == .direct)
+        let proxied = try #require(
+            Workspace.transport(environment: ["HTTPS_PROXY": "http://127.0.0.1:3128"])
+                as? Workspace.SharedAsyncTransport
+        )
+        #expect(proxied.proxies == ProxyEnvironment(environment: ["HTTPS_PROXY": "http://127.0.0.1:3128"]))
+        #expect(!proxied.proxies.isEmpty)
     }
 
-    @Test(arguments: ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"])
-    func aProxyInTheEnvironmentKeepsURLSessionWhichHonoursIt(variable: String) {
-        let transport = Workspace.transport(environment: [variable: "http://127.0.0.1:3128"])
-        #expect(transport is URLSessionTransport)
+    /// A signed-in CLI, the provider's resource URL and a proxy that wants `credentials` (empty: none).
+    static func proxied(credentials: String) async throws -> (CLI, String, ScriptServer, URL) {
+        let cli = try await CLI.start()
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let log = cli.home.deletingLastPathComponent().appendingPathComponent("proxy-\(UUID().uuidString).log")
+        let proxy = try await ScriptServer.start(
+            script: StandInServers.connectProxy,
+            arguments: [log.path, credentials],
+            environment: ProcessInfo.processInfo.environment
+        )
+        return (cli, cli.provider.url("/resource").absoluteString, proxy, log)
     }
+
+    static func tunnels(in log: URL) -> [String] {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func requestsGoThroughTheProxyOfHttpProxyWithItsCredentials() async throws {
+        let (cli, resource, proxy, log) = try await Self.proxied(credentials: "ada:pr0xy pass")
+        defer {
+            proxy.stop()
+            try? FileManager.default.removeItem(at: log)
+            Task { await cli.stop() }
+        }
+        let authority = try #require(URL(string: resource)).port.map { "127.0.0.1:\($0)" }
+        let before = await cli.provider.admin.counters()
+
+        let result = try await cli.with(["http_proxy": "http://ada:pr0xy%20pass@127.0.0.1:\(proxy.port)"])
+            .run(["request", "dev", resource])
+
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = await cli.provider.admin.counters()
+        #expect(after.requests(to: .resource) - before.requests(to: .resource) == 1)
+        let tunnels = Self.tunnels(in: log)
+        #expect(!tunnels.isEmpty)
+        #expect(tunnels.allSatisfy { $0 == "CONNECT \(authority ?? "") authorized" }, "\(tunnels)")
+        #expect(!result.stderr.contains("pr0xy"))
+    }
+
+    @Test func noProxyNamesTheHostsThatAreReachedDirectly() async throws {
+        let (cli, resource, proxy, log) = try await Self.proxied(credentials: "")
+        defer {
+            proxy.stop()
+            try? FileManager.default.removeItem(at: log)
+            Task { await cli.stop() }
+        }
+        for exception in ["127.0.0.1", "127.0.0.0/8", "*"] {
+            let result = try await cli.with([
+                "HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com, \(exception)",
+            ]).run(["request", "dev", resource])
+            #expect(result.status == 0, "\(exception): \(result.stderr)")
+        }
+        #expect(Self.tunnels(in: log).isEmpty)
+
+        let through = try await cli.with([
+            "HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com,10.0.0.0/8",
+        ]).run(["request", "dev", resource])
+        #expect(through.status == 0, "\(through.stderr)")
+        #expect(Self.tunnels(in: log).count == 1)
+    }
+
+    @Test func aProxyThatRefusesTheCredentialsFailsTheRequestWithoutSendingIt() async throws {
+        let (cli, resource, proxy, log) = try await Self.proxied(credentials: "ada:right")
+        defer {
+            proxy.stop()
+            try? FileManager.default.removeItem(at: log)
+            Task { await cli.stop() }
+        }
+        let token = try await cli.run(["token", "dev"]).trimmedOutput
+        let before = await cli.provider.admin.counters()
+
+        let result = try await cli.with(["http_proxy": "http://ada:wrong-s3cret@127.0.0.1:\(proxy.port)"])
+            .run(["request", "dev", resource])
+
+        #expect(result.status != 0)
+        let after = await cli.provider.admin.counters()
+        #expect(after.requests(to: .resource) == before.requests(to: .resource))
+        #expect(Self.tunnels(in: log).allSatisfy { $0.hasSuffix(" refused") })
+        #expect(!result.stderr.contains("wrong-s3cret"))
+        #expect(!token.isEmpty && !result.stderr.contains(token))
+    }
+
+    @Test func aProxyOfAKindTetherCannotUseIsNamedAndNothingGoesOutDirectly() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let resource = cli.provider.url("/resource").absoluteString
+        let before = await cli.provider.admin.counters()
+
+        let result = try await cli.with(["http_proxy": "https://ada:hunter2@127.0.0.1:9"])
+            .run(["request", "dev", resource])
+
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("http_proxy names a https:// proxy"), "\(result.stderr)")
+        #expect(!result.stderr.contains("hunter2"))
+        let after = await cli.provider.admin.counters()
+        #expect(after.requests(to: .resource) == before.requests(to: .resource))
+    }
+}
+
+extension StandInServers {
+    /// An HTTP proxy that answers only `CONNECT` and tunnels to the target; with credentials (`user:password`,
+    /// the second argument; empty for none) it wants them as `Proxy-Authorization: Basic` and answers 407
+    /// otherwise. Every request is a line in the log file (the first argument): `METHOD TARGET authorized|refused`.
+    static let connectProxy = #"""
+        import base64, socket, sys, threading
+
+        LOG, CREDENTIALS = sys.argv[1], sys.argv[2]
+        EXPECTED = "Basic " + base64.b64encode(CREDENTIALS.encode()).decode() if CREDENTIALS else None
+
+        def pipe(source, target):
+            try:
+                while True:
+                    data = source.recv(65536)
+                    if not data:
+                        break
+                    target.sendall(data)
+            except OSError:
+                pass
+            try:
+                target.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+        def handle(client):
+            head = b""
+            while b"\r\n\r\n" not in head:
+                chunk = client.recv(4096)
+                if not chunk:
+                    client.close()
+                    return
+                head += chunk
+            header, rest = head.split(b"\r\n\r\n", 1)
+            lines = header.decode("latin-1").split("\r\n")
+            method, target, _ = lines[0].split(" ", 2)
+            fields = {}
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                fields[name.strip().lower()] = value.strip()
+            authorized = EXPECTED is None or fields.get("proxy-authorization") == EXPECTED
+            with open(LOG, "a") as log:
+                log.write("%s %s %s\n" % (method, target, "authorized" if authorized else "refused"))
+            if method != "CONNECT" or not authorized:
+                client.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+                               b"Proxy-Authenticate: Basic realm=\"proxy\"\r\nContent-Length: 0\r\n"
+                               b"Connection: close\r\n\r\n")
+                client.close()
+                return
+            host, _, port = target.rpartition(":")
+            try:
+                upstream = socket.create_connection((host.strip("[]"), int(port)), timeout=10)
+                upstream.settimeout(None)
+            except OSError:
+                client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+                client.close()
+                return
+            client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            if rest:
+                upstream.sendall(rest)
+            threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+            pipe(client, upstream)
+
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", 0))
+        server.listen(64)
+        print("listening %d" % server.getsockname()[1], file=sys.stderr, flush=True)
+        while True:
+            connection, _ = server.accept()
+            threading.Thread(target=handle, args=(connection,), daemon=True).start()
+        """#
 }

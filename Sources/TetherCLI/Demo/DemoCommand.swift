@@ -5,7 +5,6 @@ import Logging
 import Tether
 import TetherDevProvider
 import TetherOAuth
-import TetherURLSession
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

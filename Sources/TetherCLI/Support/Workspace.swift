@@ -6,7 +6,6 @@ import Tether
 import TetherAsyncHTTPClient
 import TetherJWT
 import TetherOAuth
-import TetherURLSession
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
@@ -78,31 +77,36 @@ struct Workspace: Sendable {
         transport = Workspace.transport(environment: environment)
     }
 
-    /// The transport for every request `tether` sends.
+    /// The transport for every request `tether` sends: AsyncHTTPClient, through the proxies the environment names
+    /// (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, read as curl reads them; see ``ProxyEnvironment``).
     ///
-    /// AsyncHTTPClient, unless the environment names a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, in either
-    /// case), which only Foundation's URLSession (through libcurl) honours. On Linux, Foundation's URLSession keeps
-    /// a core about half busy while it waits for an answer (measured: 2.2–3.2 s of CPU for one request answered
-    /// after 5 s), so eight `tether` processes waiting on a slow provider would saturate a small machine. See
-    /// docs/decisions.md §28.
+    /// Not Foundation's URLSession: on Linux it keeps a core about half busy while it waits for an answer
+    /// (measured: 2.2–3.2 s of CPU for one request answered after 5 s), and linking it (FoundationNetworking, with
+    /// libcurl and its 30 libraries) costs every `tether-cli` process about 7 ms of start-up. See
+    /// docs/decisions.md §28 and §46.
     static func transport(environment: [String: String]) -> any HTTPTransport {
-        let proxied = ["https_proxy", "http_proxy", "all_proxy"].contains { name in
-            !(environment[name] ?? environment[name.uppercased()] ?? "").isEmpty
-        }
-        return proxied ? URLSessionTransport() : SharedAsyncTransport()
+        SharedAsyncTransport(proxies: ProxyEnvironment(environment: environment))
     }
 
-    /// Sends through ``sharedAsyncTransport``, which is created on the first request: a command that sends none
-    /// (`tether token` with a fresh token) starts no event loop threads.
+    /// Sends through the process's one ``AsyncHTTPClientTransport`` for these proxies, which is created on the
+    /// first request: a command that sends none (`tether token` with a fresh token) starts no event loop threads.
     struct SharedAsyncTransport: HTTPTransport {
+        let proxies: ProxyEnvironment
+
         func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-            try await Workspace.sharedAsyncTransport.send(request, body: body)
+            let transport = Workspace.sharedAsyncTransports.withLock { transports in
+                if let transport = transports[proxies] { return transport }
+                let transport = AsyncHTTPClientTransport(proxies: proxies)
+                transports[proxies] = transport
+                return transport
+            }
+            return try await transport.send(request, body: body)
         }
     }
 
-    /// One AsyncHTTPClient for the process. A static is never deinitialised, so the client needs no shutdown
-    /// before the process exits.
-    private static let sharedAsyncTransport = AsyncHTTPClientTransport()
+    /// The process's AsyncHTTPClient transports, one per proxy setting (one in practice). They live as long as the
+    /// process, so they need no shutdown before it exits.
+    private static let sharedAsyncTransports = LockedState<[ProxyEnvironment: AsyncHTTPClientTransport]>([:])
 
     static func logger(verbose: Bool) -> Logger {
         guard verbose else { return Logger(label: "tether", factory: { _ in SwiftLogNoOpLogHandler() }) }
