@@ -4,11 +4,14 @@ development provider (docs/benchmarks.md, "Credential helpers").
 
     swift build -c release --static-swift-stdlib --product tether-cli
     swift build -c release --static-swift-stdlib --product tether
-    python3 bench/helpers.py [--tether .build/release/tether] [--quick] [--fresh-only] [--only TEXT] [--json FILE]
+    python3 bench/helpers.py [--tether .build/release/tether] [--quick] [--fresh-only] [--only TEXT] [--runs N]
+                             [--json FILE]
 
 Scenarios, for every row of HELPERS:
 1. fresh token: wall time of one process (start, read what it keeps, print), median of 50 runs (10 for the gcloud
-   tools, which take half a second each);
+   tools, which take half a second each). The rows take turns, one process each, so that a change in the machine's
+   load during the run falls on every row alike; the first row, `/bin/true`, is the floor: what starting any
+   process and reading its output costs from here;
 2. across an expiry: one process started after the token it holds expired, which must refresh;
 3. 8 concurrent callers across an expiry: 8 processes started together after the token expired: wall time until
    all have printed, refreshes the provider counted, distinct tokens printed, failed processes.
@@ -55,6 +58,7 @@ def helpers(tether):
                stdin="protocol=https\\nhost=example.com\\n\\n"),
     and `token_of` below finds the token in what it prints."""
     return [
+        Helper("/bin/true (starting a process)", ["/bin/true"], "none", expiry_runs=0, concurrent_rounds=0),
         Helper("tether token", [tether, "token"], "tether"),
         Helper("tether git-credential get", [tether, "git-credential", "get"], "tether",
                stdin="protocol=https\nhost=git.example.com\n\n"),
@@ -184,17 +188,27 @@ def run_once(helper, environment):
     return (time.perf_counter() - start) * 1e3, result
 
 
-def fresh(helper, environment):
-    _, warm = run_once(helper, environment)  # the first call may refresh; the page cache is warm after it
-    if warm.returncode != 0:
-        return {"error": warm.stderr.strip()[-300:]}
-    samples = []
-    for _ in range(helper.runs):
-        elapsed, result = run_once(helper, environment)
-        if result.returncode != 0:
-            return {"error": result.stderr.strip()[-300:]}
-        samples.append(elapsed)
-    return {"ms": samples}
+def warm(helper, environment):
+    """One run before the timed ones: the first call may refresh, and the page cache is warm after it."""
+    _, result = run_once(helper, environment)
+    if result.returncode != 0:
+        return {"error": result.stderr.strip()[-300:]}
+    return {"ms": []}
+
+
+def fresh(rows):
+    """The fresh-token runs of every row, taking turns: run i of each row, then run i + 1 of each. `rows` holds
+    (helper, environment, result) with the result from `warm`; the samples are appended to it."""
+    for index in range(max((helper.runs for helper, _, _ in rows), default=0)):
+        for helper, environment, result in rows:
+            if index >= helper.runs or "error" in result:
+                continue
+            elapsed, outcome = run_once(helper, environment)
+            if outcome.returncode != 0:
+                result.clear()
+                result["error"] = outcome.stderr.strip()[-300:]
+                continue
+            result["ms"].append(elapsed)
 
 
 def wait_for_expiry():
@@ -276,7 +290,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fewer runs, one round each")
     parser.add_argument("--json", help="also write the samples to this file")
     parser.add_argument("--fresh-only", action="store_true", help="only the fresh-token runs")
-    parser.add_argument("--only", help="only the rows whose name contains this text")
+    parser.add_argument("--only", help="only the rows whose name contains this text (and the /bin/true floor)")
+    parser.add_argument("--runs", type=int, help="fresh-token runs of every row (50, 10 for gcloud's)")
     arguments = parser.parse_args()
     tether = os.path.abspath(arguments.tether)
     folder = tempfile.mkdtemp(prefix="tether-helpers-")
@@ -284,12 +299,15 @@ def main():
     expiring = Provider(tether, EXPIRING)
     results = {}
     try:
-        environments = {}
+        environments = {("none", "long"): clean_environment()}
+        selected = []
         for helper in helpers(tether):
-            if arguments.only and arguments.only not in helper.name:
+            if arguments.only and arguments.only not in helper.name and helper.tool != "none":
                 continue
             if arguments.fresh_only:
                 helper.expiry_runs, helper.concurrent_rounds = 0, 0
+            if arguments.runs:
+                helper.runs = arguments.runs
             if arguments.quick:
                 helper.runs = min(helper.runs, 10)
                 helper.expiry_runs, helper.concurrent_rounds = min(helper.expiry_runs, 1), min(helper.concurrent_rounds, 1)
@@ -299,18 +317,23 @@ def main():
             if shutil.which(helper.command[0]) is None and not os.path.exists(helper.command[0]):
                 results[helper.name] = {"skipped": "%s is not installed" % helper.command[0]}
                 continue
-            row = {}
             for label, provider in (("long", long_lived), ("expiring", expiring)):
                 key = (helper.tool, label)
-                if key not in environments:
+                if key not in environments and (label == "long" or helper.expiry_runs or helper.concurrent_rounds):
                     sub = os.path.join(folder, "%s-%s" % key)
                     os.makedirs(sub)
                     environments[key] = (tether_environment(tether, provider, sub) if helper.tool == "tether"
                                          else gcloud_environment(provider, sub))
-            row["fresh"] = fresh(helper, environments[(helper.tool, "long")])
-            row["expiry"] = across_expiry(helper, environments[(helper.tool, "expiring")], expiring)
-            row["concurrent"] = concurrent(helper, environments[(helper.tool, "expiring")], expiring)
+            row = {"fresh": warm(helper, environments[(helper.tool, "long")])}
             results[helper.name] = row
+            selected.append(helper)
+        fresh([(helper, environments[(helper.tool, "long")], results[helper.name]["fresh"]) for helper in selected])
+        print("helpers: fresh-token runs done", file=sys.stderr)
+        for helper in selected:
+            row = results[helper.name]
+            environment = environments.get((helper.tool, "expiring"))
+            row["expiry"] = across_expiry(helper, environment, expiring) if environment else {"ms": [], "refreshes": []}
+            row["concurrent"] = concurrent(helper, environment, expiring) if environment else []
             print("helpers: %s done" % helper.name, file=sys.stderr)
     finally:
         long_lived.stop()
