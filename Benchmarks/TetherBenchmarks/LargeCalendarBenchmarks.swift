@@ -78,9 +78,18 @@ enum LargeCalendarBenchmarks {
         try await step("next launch: incremental sync, cache, list", expecting: total) {
             await connections.fetch(window: window)
         }
-        let file = try CalendarCache(vault: vault).fileURL(for: "large")
-        let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-        print("    cache file: \(megabytes(size)) MB")
+        // The source's files: its header (`fileURL(for:)`), its events file and any amendment, which share the
+        // header's name up to its extension.
+        let header = try CalendarCache(vault: vault).fileURL(for: "large")
+        let prefix = header.deletingPathExtension().lastPathComponent
+        let folder = header.deletingLastPathComponent()
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasPrefix(prefix + ".") }
+        let size = try names.reduce(0) { total, name in
+            let path = folder.appendingPathComponent(name).path
+            return total + ((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+        }
+        print("    cache files: \(megabytes(size)) MB")
     }
 
     /// Runs one step, then prints its wall time, its peak resident memory and the resident memory after it.

@@ -55,12 +55,12 @@ enum LauncherOutput {
     /// Writes all of `text` to standard output. When the reader is gone, `SIGPIPE` ends the process, as it ends
     /// `tether-cli`; where it is ignored, the rest is dropped.
     static func write(_ text: String) {
-        writeAll(1, Array(text.utf8))
+        LauncherIO.writeAll(1, Array(text.utf8))
     }
 
     /// Writes a line to standard error.
     static func error(_ line: String) {
-        writeAll(2, Array((line + "\n").utf8))
+        LauncherIO.writeAll(2, Array((line + "\n").utf8))
     }
 
     static func exit(_ status: Int32) -> Never {
@@ -70,24 +70,4 @@ enum LauncherOutput {
         Darwin.exit(status)
         #endif
     }
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-    }
-}
-
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
 }

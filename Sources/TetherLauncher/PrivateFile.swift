@@ -33,7 +33,9 @@ enum PrivateFile {
         var result = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes {
+                LauncherIO.read(descriptor, into: $0.baseAddress, count: $0.count)
+            }
             if count == 0 { return .read(result) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -58,12 +60,4 @@ enum VaultFolders {
         guard lstat(path, &info) == 0 else { return mayBeMissing && errno == ENOENT }
         return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid() && info.st_mode & 0o022 == 0
     }
-}
-
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
-    #else
-    Darwin.read(descriptor, buffer, count)
-    #endif
 }

@@ -21,7 +21,7 @@ struct StandardInput {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while bytes.count <= limit {
             let wanted = min(buffer.count, limit + 1 - bytes.count)
-            let count = buffer.withUnsafeMutableBytes { systemRead(0, $0.baseAddress, wanted) }
+            let count = buffer.withUnsafeMutableBytes { LauncherIO.read(0, into: $0.baseAddress, count: wanted) }
             if count == 0 { return StandardInput(bytes: bytes, complete: true) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -40,7 +40,7 @@ struct StandardInput {
         if bytes.count <= pipeCapacity {
             var ends: [Int32] = [0, 0]
             guard pipe(&ends) == 0 else { return false }
-            let written = writeAll(ends[1], bytes)
+            let written = LauncherIO.writeAll(ends[1], bytes)
             close(ends[1])
             defer { close(ends[0]) }
             return written && dup2(ends[0], 0) == 0
@@ -50,7 +50,7 @@ struct StandardInput {
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        return writeAll(descriptor, bytes) && lseek(descriptor, 0, SEEK_SET) == 0 && dup2(descriptor, 0) == 0
+        return LauncherIO.writeAll(descriptor, bytes) && lseek(descriptor, 0, SEEK_SET) == 0 && dup2(descriptor, 0) == 0
     }
 
     /// What a new pipe takes without a reader (Linux: 16 pages; Darwin starts at 16 KiB).
@@ -58,34 +58,5 @@ struct StandardInput {
     static let pipeCapacity = 65_536
     #else
     static let pipeCapacity = 16_384
-    #endif
-
-    private static func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += written
-        }
-        return true
-    }
-}
-
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
-    #else
-    Darwin.read(descriptor, buffer, count)
-    #endif
-}
-
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
     #endif
 }

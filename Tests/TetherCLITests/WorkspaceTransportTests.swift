@@ -22,30 +22,42 @@ struct WorkspaceTransportTests {
         #expect(!proxied.proxies.isEmpty)
     }
 
-    /// A signed-in CLI, the provider's resource URL and a proxy that wants `credentials` (empty: none).
-    static func proxied(credentials: String) async throws -> (CLI, String, ScriptServer, URL) {
-        let cli = try await CLI.start()
-        #expect(try await cli.loginWithDeviceCode().status == 0)
-        let log = cli.home.deletingLastPathComponent().appendingPathComponent("proxy-\(UUID().uuidString).log")
-        let proxy = try await ScriptServer.start(
-            script: StandInServers.connectProxy,
-            arguments: [log.path, credentials],
-            environment: ProcessInfo.processInfo.environment
-        )
-        return (cli, cli.provider.url("/resource").absoluteString, proxy, log)
-    }
+    /// A signed-in CLI, the provider's resource URL, and a proxy with its log.
+    struct Proxied {
+        let cli: CLI
+        let resource: String
+        let proxy: ScriptServer
+        let log: URL
 
-    static func tunnels(in log: URL) -> [String] {
-        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+        /// Starts them; the proxy wants `credentials` (`user:password`; empty: none).
+        static func start(credentials: String) async throws -> Proxied {
+            let cli = try await CLI.start()
+            #expect(try await cli.loginWithDeviceCode().status == 0)
+            let log = cli.home.deletingLastPathComponent().appendingPathComponent("proxy-\(UUID().uuidString).log")
+            let proxy = try await ScriptServer.start(
+                script: StandInServers.connectProxy,
+                arguments: [log.path, credentials],
+                environment: ProcessInfo.processInfo.environment
+            )
+            return Proxied(cli: cli, resource: cli.provider.url("/resource").absoluteString, proxy: proxy, log: log)
+        }
 
-    @Test func requestsGoThroughTheProxyOfHttpProxyWithItsCredentials() async throws {
-        let (cli, resource, proxy, log) = try await Self.proxied(credentials: "ada:pr0xy pass")
-        defer {
+        /// The proxy's log: one line per request it was sent.
+        var tunnels: [String] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        func stop() {
             proxy.stop()
             try? FileManager.default.removeItem(at: log)
             Task { await cli.stop() }
         }
+    }
+
+    @Test func requestsGoThroughTheProxyOfHttpProxyWithItsCredentials() async throws {
+        let setup = try await Proxied.start(credentials: "ada:pr0xy pass")
+        defer { setup.stop() }
+        let (cli, resource, proxy) = (setup.cli, setup.resource, setup.proxy)
         let authority = try #require(URL(string: resource)).port.map { "127.0.0.1:\($0)" }
         let before = await cli.provider.admin.counters()
 
@@ -55,41 +67,35 @@ struct WorkspaceTransportTests {
         #expect(result.status == 0, "\(result.stderr)")
         let after = await cli.provider.admin.counters()
         #expect(after.requests(to: .resource) - before.requests(to: .resource) == 1)
-        let tunnels = Self.tunnels(in: log)
+        let tunnels = setup.tunnels
         #expect(!tunnels.isEmpty)
         #expect(tunnels.allSatisfy { $0 == "CONNECT \(authority ?? "") authorized" }, "\(tunnels)")
         #expect(!result.stderr.contains("pr0xy"))
     }
 
     @Test func noProxyNamesTheHostsThatAreReachedDirectly() async throws {
-        let (cli, resource, proxy, log) = try await Self.proxied(credentials: "")
-        defer {
-            proxy.stop()
-            try? FileManager.default.removeItem(at: log)
-            Task { await cli.stop() }
-        }
+        let setup = try await Proxied.start(credentials: "")
+        defer { setup.stop() }
+        let (cli, resource, proxy) = (setup.cli, setup.resource, setup.proxy)
         for exception in ["127.0.0.1", "127.0.0.0/8", "*"] {
             let result = try await cli.with([
                 "HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com, \(exception)",
             ]).run(["request", "dev", resource])
             #expect(result.status == 0, "\(exception): \(result.stderr)")
         }
-        #expect(Self.tunnels(in: log).isEmpty)
+        #expect(setup.tunnels.isEmpty)
 
         let through = try await cli.with([
             "HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com,10.0.0.0/8",
         ]).run(["request", "dev", resource])
         #expect(through.status == 0, "\(through.stderr)")
-        #expect(Self.tunnels(in: log).count == 1)
+        #expect(setup.tunnels.count == 1)
     }
 
     @Test func aProxyThatRefusesTheCredentialsFailsTheRequestWithoutSendingIt() async throws {
-        let (cli, resource, proxy, log) = try await Self.proxied(credentials: "ada:right")
-        defer {
-            proxy.stop()
-            try? FileManager.default.removeItem(at: log)
-            Task { await cli.stop() }
-        }
+        let setup = try await Proxied.start(credentials: "ada:right")
+        defer { setup.stop() }
+        let (cli, resource, proxy) = (setup.cli, setup.resource, setup.proxy)
         let token = try await cli.run(["token", "dev"]).trimmedOutput
         let before = await cli.provider.admin.counters()
 
@@ -99,7 +105,7 @@ struct WorkspaceTransportTests {
         #expect(result.status != 0)
         let after = await cli.provider.admin.counters()
         #expect(after.requests(to: .resource) == before.requests(to: .resource))
-        #expect(Self.tunnels(in: log).allSatisfy { $0.hasSuffix(" refused") })
+        #expect(setup.tunnels.allSatisfy { $0.hasSuffix(" refused") })
         #expect(!result.stderr.contains("wrong-s3cret"))
         #expect(!token.isEmpty && !result.stderr.contains(token))
     }
