@@ -35,6 +35,8 @@ final class FlightAnalysis {
         var hour: Int?
         var minute: Int?
         var dayOffset = 0
+        /// Whether the block writes the airport (its code or its name), not only its city.
+        var isPrecise = false
     }
 
     let data: FlightReferenceData
@@ -312,7 +314,11 @@ final class FlightAnalysis {
         let candidates: [(String?, String?, Bool)?] = [
             legRoute, titleRoute.map { ($0.from, $0.to, titleCodes != nil) },
             descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
-            (departureBlock?.code, arrivalBlock?.code, true), lineRoute(in: description),
+            (
+                departureBlock?.code, arrivalBlock?.code,
+                departureBlock?.isPrecise ?? true && arrivalBlock?.isPrecise ?? true
+            ),
+            lineRoute(in: description),
             mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces),
             (titleEnds.from, titleEnds.to, false),
         ]
@@ -331,6 +337,14 @@ final class FlightAnalysis {
         {
             if from == nil, to == pair.1 || to == pair.0 { from = to == pair.1 ? pair.0 : pair.1 }
             if to == nil, from == pair.0 || from == pair.1 { to = from == pair.0 ? pair.1 : pair.0 }
+        }
+        // A city with several airports, read from its name: the one of its airports the text names.
+        if !isPrecise.from, let code = from, let airport = namedAirport(of: code, other: to, places: descriptionPlaces)
+        {
+            from = airport
+        }
+        if !isPrecise.to, let code = to, let airport = namedAirport(of: code, other: from, places: descriptionPlaces) {
+            to = airport
         }
 
         // A title that says nothing but the flight ("UA857", "✈ FRA-JFK", "Flight home").
@@ -362,6 +376,41 @@ final class FlightAnalysis {
                 arrival = leg.arrival ?? arrival
             }
         }
+    }
+
+    /// The airports a city's name stands for: a metropolitan area's, or the other airports of an airport's city
+    /// when the city's name reads as that airport ("Shanghai" as SHA, beside PVG); none for an airport named as
+    /// such.
+    func siblingAirports(of code: String) -> [String] {
+        if let area = data.metropolitanAreas[code] { return area.members }
+        let key = data.cityKey(code)
+        guard let airport = data.airports[code], !key.isEmpty, data.places[key] == code,
+            let airports = data.cityAirports[key], airports.count > 1
+        else { return [] }
+        return airports.filter { $0 != code && data.airports[$0]?.countryCode == airport.countryCode }
+    }
+
+    /// The airport of a city the description names, by code or by the airport's name, first in the text ("Milán
+    /// (BGY)" for Milan, "Londra Heathrow" for London, "浦东" for Shanghai); nil when it names none, or names the
+    /// city's default airport itself.
+    func namedAirport(of code: String, other: String?, places: [Place]) -> String? {
+        let siblings = siblingAirports(of: code)
+        guard !siblings.isEmpty else { return nil }
+        let tokens = description.tokens
+        var mentions: [(position: String.Index, code: String)] = []
+        for index in descriptionCodes {
+            mentions.append((tokens[index].text.startIndex, String(tokens[index].text)))
+        }
+        for place in places where place.isAirportName {
+            mentions.append((tokens[place.tokens.lowerBound].text.startIndex, place.code))
+        }
+        // The city written in Chinese or Japanese script reads as its default airport: only the others count.
+        for place in cjkPlaces(in: description) where place.code != code {
+            mentions.append((place.range.lowerBound, place.code))
+        }
+        if mentions.contains(where: { $0.code == code }) { return nil }
+        return mentions.sorted { $0.position < $1.position }
+            .first { $0.code != other && siblings.contains($0.code) }?.code
     }
 
     /// The airport to keep: the one found first, unless it is a city and the candidate is one of its airports
