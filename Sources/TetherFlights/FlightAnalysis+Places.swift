@@ -69,9 +69,16 @@ extension FlightAnalysis {
                 }
             }
             var matched = false
+            // "Jeju Air", "DELTA", "Brussels Airlines", "GOL": an airline's name is no place.
+            let airlineWords = token.lexemes.contains(.airlineStart) ? airlineNameLength(at: index, in: tokens) : 0
             for count in stride(from: words.count, to: 0, by: -1) {
                 let key = words[0..<count].joined(separator: " ")
                 guard let code = data.places[key] else { continue }
+                if airlineWords >= count {
+                    index += airlineWords
+                    matched = true
+                    break
+                }
                 var place = Place(code: code, tokens: index...positions[count - 1])
                 if data.airports[code] != nil, data.cityKey(code) != key {
                     place.isAirportName = true
@@ -120,7 +127,9 @@ extension FlightAnalysis {
     func placeRoute(in text: FlightText, places: [Place]) -> (from: String, to: String, weight: Double)? {
         let tokens = text.tokens
         for (first, second) in zip(places, places.dropFirst()) where first.code != second.code {
-            let between = tokens[(first.tokens.upperBound + 1)..<second.tokens.lowerBound]
+            // "Dublin T1 to Lanzarote": a terminal after the first name.
+            var between = tokens[(first.tokens.upperBound + 1)..<second.tokens.lowerBound]
+            if let terminal = between.first, Self.isTerminal(terminal) { between = between.dropFirst() }
             guard !between.isEmpty, between.count <= 3 else { continue }
             let isJoined = between.allSatisfy { token in
                 FlightVocabulary.arrows.contains(String(token.text))
@@ -130,6 +139,13 @@ extension FlightAnalysis {
             if isJoined { return (first.code, second.code, first.isAirportName || second.isAirportName ? 0.45 : 0.3) }
         }
         return nil
+    }
+
+    /// Whether a token names a terminal: "T1", "T2", "T5".
+    static func isTerminal(_ token: FlightText.Token) -> Bool {
+        let bytes = Array(token.text.utf8)
+        return token.isWord && bytes.count == 2 && (bytes[0] == UInt8(ascii: "T") || bytes[0] == UInt8(ascii: "t"))
+            && bytes[1] >= 0x31 && bytes[1] <= 0x39
     }
 
     /// The places named in Chinese or Japanese script, in order, each with its range in the text; the longest
@@ -228,9 +244,12 @@ extension FlightAnalysis {
         if let token = text.tokens.first(where: isAirportCode) {
             return (true, String(token.text))
         }
-        let code = places(in: text, capitalizedOnly: false).first?.code ?? cjkPlaces(in: text).first?.code
+        let place = places(in: text, capitalizedOnly: false).first
+        let code = place?.code ?? cjkPlaces(in: text).first?.code
+        // "Paris Orly 3", "Milano Linate": an airport's own name.
         let isAirport =
-            text.tokens.contains { $0.lexemes.contains(.airportWord) || $0.folded == "terminal" }
+            place?.isAirportName == true
+            || text.tokens.contains { $0.lexemes.contains(.airportWord) || $0.folded == "terminal" }
             || FlightVocabulary.cjkAirportWords.first(in: text) != nil
         return (isAirport, isAirport ? code : nil)
     }
@@ -264,13 +283,43 @@ extension FlightAnalysis {
         {
             return true
         }
-        // "TAYLOR/SUSAN MRS": the title after the name.
+        guard Self.passengerTitles.contains(String(tokens[index].text)) else { return false }
+        // "TAYLOR/SUSAN MRS", "DUPONT/MARIE MME": the title after the name.
         if index >= 3, tokens[index].isSpaced, tokens[index - 1].isWord, tokens[index - 2].text == "/",
-            !tokens[index - 1].isSpaced, ["MR", "MRS", "MS", "MISS", "MSTR", "DR"].contains(String(tokens[index].text))
+            !tokens[index - 1].isSpaced
+        {
+            return true
+        }
+        // "MRS NIAMH DOYLE": the title before the name, on the same line.
+        if index + 1 < tokens.count, tokens[index + 1].isWord, tokens[index + 1].isSpaced,
+            !tokens[index + 1].startsLine, tokens[index + 1].isCapitalized, !tokens[index + 1].isNumber,
+            !isAirportCode(tokens[index + 1]), !tokens[index + 1].lexemes.contains(.toWord)
         {
             return true
         }
         return false
+    }
+
+    /// The titles reservation systems and airlines write beside a passenger's name.
+    private static let passengerTitles: Set<String> = [
+        "MR", "MRS", "MS", "MISS", "MSTR", "DR", "MME", "MLLE", "SRA", "SIG", "HR", "DHR", "MEVR",
+    ]
+
+    /// The number of words of the airline's name that starts at a token, or 0.
+    func airlineNameLength(at index: Int, in tokens: [FlightText.Token]) -> Int {
+        var words: [String] = []
+        var position = index
+        while position < tokens.count, words.count < data.longestNameWords, tokens[position].isWord,
+            !tokens[position].isCJK
+        {
+            words.append(tokens[position].folded)
+            position += 1
+        }
+        for count in stride(from: words.count, to: 0, by: -1)
+        where data.airlineNames[words[0..<count].joined(separator: " ")] != nil {
+            return count
+        }
+        return 0
     }
 
     /// The indices of the words of the airline names in a text ("AIR FRANCE", "ITA Airways"), whose words are
