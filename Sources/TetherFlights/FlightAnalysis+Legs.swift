@@ -264,11 +264,12 @@ extension FlightAnalysis {
             let after = windowRoute(text, start..<max(start, end), codes: codes)
             let before = windowRoute(text, previousEnd..<designator.tokens.lowerBound, codes: codes)
             var bridge: (String, String)?
-            // Only codes on the designator's line or the lines next to it enclose the leg.
+            // Only codes within two lines of the designator enclose the leg ("07:00  Milan Bergamo · BGY / Orio al
+            // Serio International / Ryanair · FR 2286").
             if let last = codes.last(where: { $0 >= previousEnd && $0 < designator.tokens.lowerBound }),
                 let next = codes.first(where: { $0 >= start && $0 < end }), tokens[last].text != tokens[next].text,
-                lineBreaks(tokens, last..<designator.tokens.lowerBound) <= 1,
-                lineBreaks(tokens, start..<(next + 1)) <= 1
+                lineBreaks(tokens, last..<designator.tokens.lowerBound) <= 2,
+                lineBreaks(tokens, start..<(next + 1)) <= 2
             {
                 bridge = (String(tokens[last].text), String(tokens[next].text))
             }
