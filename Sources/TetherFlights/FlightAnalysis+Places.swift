@@ -74,6 +74,8 @@ extension FlightAnalysis {
             for count in stride(from: words.count, to: 0, by: -1) {
                 let key = words[0..<count].joined(separator: " ")
                 guard let code = data.places[key] else { continue }
+                // "Salida", "Van", "Arrivo": a word of a label or a connector is no place on its own.
+                if count == 1, !token.lexemes.isDisjoint(with: Self.vocabularyWords) { continue }
                 if airlineWords >= count {
                     index += airlineWords
                     matched = true
@@ -100,6 +102,18 @@ extension FlightAnalysis {
                     }
                 }
                 refine(&place, tokens: tokens)
+                // "Buenos Aires - Aeroparque", "Bangkok (Don Mueang)", "Londra Heathrow": a city, then one of its
+                // airports, is that airport.
+                if place.isAirportName, let last = found.last, !last.isAirportName, !isAirportCode(token),
+                    isCity(last.code, of: place.code),
+                    tokens[(last.tokens.upperBound + 1)..<index].allSatisfy({ !$0.isWord && !$0.startsLine }),
+                    index - last.tokens.upperBound <= 2, !tokens[index].startsLine
+                {
+                    var end = place.tokens.upperBound
+                    if tokens[index - 1].text == "(", end + 1 < tokens.count, tokens[end + 1].text == ")" { end += 1 }
+                    place.tokens = last.tokens.lowerBound...end
+                    found.removeLast()
+                }
                 found.append(place)
                 index = place.tokens.upperBound + 1
                 matched = true
@@ -108,6 +122,21 @@ extension FlightAnalysis {
             if !matched { index += 1 }
         }
         return found
+    }
+
+    /// The words of the detector's vocabulary that also name a small place: labels, connectors, flight words.
+    static let vocabularyWords: FlightLexeme = [
+        .flightWord, .flyWord, .toWord, .fromWord, .departureLabel, .arrivalLabel, .numberWord,
+    ]
+
+    /// Whether a place read from a city's name is the city of an airport: a metropolitan area it belongs to, or
+    /// the same city.
+    func isCity(_ city: String, of airport: String) -> Bool {
+        if city == airport { return true }
+        if let area = data.metropolitanAreas[city] { return area.members.contains(airport) }
+        let key = data.cityKey(city)
+        return !key.isEmpty && key == data.cityKey(airport)
+            && data.airports[city]?.countryCode == data.airports[airport]?.countryCode
     }
 
     /// Replaces a city by the airport written after it in brackets: "London (LHR)", "大阪（伊丹）".
@@ -126,7 +155,8 @@ extension FlightAnalysis {
     /// "Barcelona - Madrid", "Nice → Paris-Orly".
     func placeRoute(in text: FlightText, places: [Place]) -> (from: String, to: String, weight: Double)? {
         let tokens = text.tokens
-        for (first, second) in zip(places, places.dropFirst()) where first.code != second.code {
+        for (first, second) in zip(places, places.dropFirst())
+        where first.code != second.code && !isCity(first.code, of: second.code) {
             // "Dublin T1 to Lanzarote": a terminal after the first name.
             var between = tokens[(first.tokens.upperBound + 1)..<second.tokens.lowerBound]
             if let terminal = between.first, Self.isTerminal(terminal) { between = between.dropFirst() }
@@ -141,11 +171,13 @@ extension FlightAnalysis {
         return nil
     }
 
-    /// Whether a token names a terminal: "T1", "T2", "T5".
+    /// Whether a token names a terminal: "T1", "T5", "T4S".
     static func isTerminal(_ token: FlightText.Token) -> Bool {
         let bytes = Array(token.text.utf8)
-        return token.isWord && bytes.count == 2 && (bytes[0] == UInt8(ascii: "T") || bytes[0] == UInt8(ascii: "t"))
-            && bytes[1] >= 0x31 && bytes[1] <= 0x39
+        guard token.isWord, (2...3).contains(bytes.count), bytes[0] == UInt8(ascii: "T"), bytes[1] >= 0x31,
+            bytes[1] <= 0x39
+        else { return false }
+        return bytes.count == 2 || (bytes[2] >= 0x41 && bytes[2] <= 0x5A)
     }
 
     /// The places named in Chinese or Japanese script, in order, each with its range in the text; the longest
@@ -211,7 +243,8 @@ extension FlightAnalysis {
         }
         // "Paris → Pointe-à-Pitre": a place before an arrow is the origin, even when the other end is unknown.
         for place in places where from == nil {
-            let next = place.tokens.upperBound + 1
+            var next = place.tokens.upperBound + 1
+            if next < tokens.count, Self.isTerminal(tokens[next]) { next += 1 }
             if next + 1 < tokens.count, FlightVocabulary.arrows.contains(String(tokens[next].text)) {
                 from = place.code
             }

@@ -311,24 +311,34 @@ final class FlightAnalysis {
         // A city named in the title ("Flight to Reykjavík") gives way to the airport the text writes ("KEF").
         let legRoute = legs.count > 1 || !itinerary.isEmpty ? leg.map { ($0.from, $0.to, true) } : nil
         let titleCodes = codeRoute(in: title)
-        let candidates: [(String?, String?, Bool)?] = [
-            legRoute, titleRoute.map { ($0.from, $0.to, titleCodes != nil) },
-            descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
+        // Each candidate says, for each end, whether it writes the airport itself.
+        let descriptionHasCodes = codeRoute(in: description) != nil
+        let candidates: [(String?, String?, Bool, Bool)?] = [
+            legRoute.map { ($0.0, $0.1, $0.2, $0.2) },
+            titleRoute.map { ($0.from, $0.to, titleCodes != nil, titleCodes != nil) },
+            descriptionRoute.map { ($0.from, $0.to, descriptionHasCodes, descriptionHasCodes) },
             (
-                departureBlock?.code, arrivalBlock?.code,
-                departureBlock?.isPrecise ?? true && arrivalBlock?.isPrecise ?? true
+                departureBlock?.code, arrivalBlock?.code, departureBlock?.isPrecise ?? false,
+                arrivalBlock?.isPrecise ?? false
             ),
-            lineRoute(in: description),
-            mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces),
-            (titleEnds.from, titleEnds.to, false),
+            lineRoute(in: description).map { ($0.0, $0.1, $0.2, $0.2) },
+            mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces).map {
+                ($0.0, $0.1, $0.2, $0.2)
+            },
+            (titleEnds.from, titleEnds.to, false, false),
         ]
         var isPrecise = (from: false, to: false)
         for candidate in candidates {
             guard let candidate else { continue }
-            from = refined(from, by: candidate.0, other: to, precise: candidate.2 && !isPrecise.from)
-            to = refined(to, by: candidate.1, other: from, precise: candidate.2 && !isPrecise.to)
-            if candidate.2, candidate.0 != nil, from == candidate.0 { isPrecise.from = true }
-            if candidate.2, candidate.1 != nil, to == candidate.1 { isPrecise.to = true }
+            // An end read from its airport is kept.
+            if !isPrecise.from { from = refined(from, by: candidate.0, other: to, precise: candidate.2) }
+            if !isPrecise.to { to = refined(to, by: candidate.1, other: from, precise: candidate.3) }
+            if candidate.2, let code = candidate.0, from == code, data.metropolitanAreas[code] == nil {
+                isPrecise.from = true
+            }
+            if candidate.3, let code = candidate.1, to == code, data.metropolitanAreas[code] == nil {
+                isPrecise.to = true
+            }
         }
         if from == nil, let code = locationAirport.code, code != to { from = code }
         // A confirmation that names two places, one of them the known end: the other is the other end.

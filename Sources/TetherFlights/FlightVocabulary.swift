@@ -127,7 +127,7 @@ enum FlightVocabulary {
         "WWW", "COM", "NET", "ORG", "KLM", "TAP", "SAS", "JAL", "ANA", "IDA", "VIA", "NON", "END",
         "AIR", "DEP", "ARR", "ITA", "MXN", "BRL", "ARS", "CLP", "COP", "PEN", "AUD", "CAD", "NZD", "SEK", "NOK",
         "DKK", "PLN", "CZK", "HUF", "TRY", "INR", "KRW", "TWD", "HKD", "SGD", "THB", "AED", "SAR", "ZAR", "RUB",
-        "RMB", "VOL", "VOO", "TUI", "CVC",
+        "RMB", "VOL", "VOO", "TUI", "CVC", "NOT", "BUT", "ARE", "HAS", "WAS", "OUR",
     ]
 
     /// Folded names too common as words to be read as places.
