@@ -257,6 +257,7 @@ extension FlightAnalysis {
         guard designators.count >= 2 else { return [] }
         let tokens = text.tokens
         var sides: [(before: (String, String)?, after: (String, String)?, bridge: (String, String)?)] = []
+        var onLine: [(String, String)?] = []
         for (position, designator) in designators.enumerated() {
             let start = designator.tokens.upperBound + 1
             let end = position + 1 < designators.count ? designators[position + 1].tokens.lowerBound : tokens.count
@@ -273,16 +274,21 @@ extension FlightAnalysis {
             {
                 bridge = (String(tokens[last].text), String(tokens[next].text))
             }
+            // "| BR191 | 2027/03/26 | 東京(羽田) 15:10 | 台北(松山) 17:55 |": the rest of the designator's line.
+            var lineEnd = start
+            while lineEnd < end, !tokens[lineEnd].startsLine { lineEnd += 1 }
             sides.append((before, after, bridge))
+            onLine.append(lineEnd > start ? windowRoute(text, start..<lineEnd, codes: codes, isLine: true) : nil)
         }
         let afterOnly = sides.filter { $0.after != nil && $0.before == nil }.count
         let beforeOnly = sides.filter { $0.before != nil && $0.after == nil }.count
         var legs: [Leg] = []
-        for (designator, side) in zip(designators, sides) {
+        for ((designator, side), line) in zip(zip(designators, sides), onLine) {
             var leg = Leg(airline: designator.airline, number: designator.number)
             let route =
-                beforeOnly > afterOnly
-                ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before
+                line
+                ?? (beforeOnly > afterOnly
+                    ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before)
             if let route { (leg.from, leg.to) = route }
             legs.append(leg)
         }
@@ -304,7 +310,13 @@ extension FlightAnalysis {
     }
 
     /// The route a part of a text writes: two airport codes, a route of names or labelled blocks, or two places.
-    private func windowRoute(_ text: FlightText, _ window: Range<Int>, codes: [Int]) -> (String, String)? {
+    /// On a single line, a route may write one end by its code and both by their names.
+    private func windowRoute(
+        _ text: FlightText,
+        _ window: Range<Int>,
+        codes: [Int],
+        isLine: Bool = false
+    ) -> (String, String)? {
         guard !window.isEmpty else { return nil }
         var distinct: [String] = []
         for index in codes where window.contains(index) {
@@ -312,7 +324,15 @@ extension FlightAnalysis {
             if !distinct.contains(code) { distinct.append(code) }
         }
         if distinct.count >= 2 { return (distinct[0], distinct[1]) }
-        if !distinct.isEmpty { return nil }
+        if distinct.count == 1 {
+            guard isLine else { return nil }
+            // "Zürich 13:05 – New York Newark Liberty (EWR)": one end by its code, both by their names.
+            guard let route = namedRoute(Array(text.tokens[window]), of: text),
+                route.0 == distinct[0] || route.1 == distinct[0],
+                !isCity(route.0, of: route.1), !isCity(route.1, of: route.0)
+            else { return nil }
+            return route
+        }
         let part = FlightText(tokens: Array(text.tokens[window]), of: text)
         if let route = segmentRoute(part) { return route }
         if let route = namedRoute(Array(text.tokens[window]), of: text) { return route }

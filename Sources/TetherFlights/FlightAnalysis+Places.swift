@@ -197,21 +197,52 @@ extension FlightAnalysis {
             if let last = refined.last, text.text[last.range.upperBound..<place.range.lowerBound] == "(",
                 rest.first == ")"
             {
-                refined[refined.count - 1] = (place.code, last.range.lowerBound..<place.range.upperBound)
+                // "台北(松山)": a name in brackets that is another city's is read with the city before it.
+                var code = place.code
+                if !isCity(last.code, of: code) {
+                    let joined = String(text.text[last.range]) + String(text.text[place.range])
+                    if let whole = data.cjkPlaces.matches(in: FlightText(joined)).first,
+                        whole.range.isEmpty == false, joined[whole.range] == joined[...]
+                    {
+                        code = whole.value
+                    }
+                }
+                refined[refined.count - 1] = (code, last.range.lowerBound..<place.range.upperBound)
                 continue
             }
+            // "松本 大輔 様", "宮崎様": a family name, not a place.
+            if Self.isPersonName(rest) { continue }
             refined.append(place)
         }
         return refined
+    }
+
+    /// Whether the text after a name says it is a person's: a given name, perhaps, then "様", "さん" or "先生".
+    static func isPersonName(_ rest: Substring) -> Bool {
+        var rest = rest.drop { $0 == " " || $0 == "\u{3000}" }
+        var letters = 0
+        while let first = rest.first, letters < 4, first.unicodeScalars.allSatisfy(FlightText.isCJK),
+            !["様", "さ", "先"].contains(first)
+        {
+            rest = rest.dropFirst()
+            letters += 1
+        }
+        rest = rest.drop { $0 == " " || $0 == "\u{3000}" }
+        return rest.hasPrefix("様") || rest.hasPrefix("さん") || rest.hasPrefix("さま") || rest.hasPrefix("先生")
     }
 
     /// A route written in Chinese or Japanese: "羽田→那覇", "上海→北京", "深圳飞上海", "虹桥-首都".
     func cjkRoute(in text: FlightText) -> (from: String, to: String, weight: Double)? {
         let found = cjkPlaces(in: text)
         for (first, second) in zip(found, found.dropFirst()) where first.code != second.code {
-            let between = String(text.text[first.range.upperBound..<second.range.lowerBound].filter { $0 != " " })
-            if ["→", "->", "-", "—", "–", "~", "〜", "～", "⇒", "✈", "✈️", ">", "飞", "飛", "至", "到", "发往"].contains(between)
-            {
+            var between = String(text.text[first.range.upperBound..<second.range.lowerBound].filter { $0 != " " })
+            // "成田T3 → 新千歳": a terminal after the first name.
+            if between.hasPrefix("T"), between.dropFirst().first?.isNumber == true {
+                between = String(between.dropFirst(2).drop { $0.isUppercase })
+            }
+            if ["→", "->", "-", "—", "–", "~", "〜", "～", "⇒", "✈", "✈️", ">", "飞", "飛", "至", "到", "发往", "から"].contains(
+                between
+            ) {
                 return (first.code, second.code, 0.3)
             }
         }
