@@ -159,7 +159,7 @@ extension FlightAnalysis {
         where first.code != second.code && !isCity(first.code, of: second.code) {
             // "Dublin T1 to Lanzarote": a terminal after the first name.
             var between = tokens[(first.tokens.upperBound + 1)..<second.tokens.lowerBound]
-            if let terminal = between.first, Self.isTerminal(terminal) { between = between.dropFirst() }
+            between = between.dropFirst(Self.terminalLength(between))
             guard !between.isEmpty, between.count <= 3 else { continue }
             let isJoined = between.allSatisfy { token in
                 FlightVocabulary.arrows.contains(String(token.text))
@@ -169,6 +169,27 @@ extension FlightAnalysis {
             if isJoined { return (first.code, second.code, first.isAirportName || second.isAirportName ? 0.45 : 0.3) }
         }
         return nil
+    }
+
+    /// The number of tokens at the start of a part of a text that name a terminal: "T1", "Terminal 2",
+    /// "(Terminal 2)", "(T1)".
+    static func terminalLength(_ part: ArraySlice<FlightText.Token>) -> Int {
+        var position = part.startIndex
+        let isBracketed = position < part.endIndex && part[position].text == "("
+        if isBracketed { position += 1 }
+        guard position < part.endIndex else { return 0 }
+        if isTerminal(part[position]) {
+            position += 1
+        } else if part[position].folded == "terminal", position + 1 < part.endIndex, part[position + 1].isNumber {
+            position += 2
+        } else {
+            return 0
+        }
+        if isBracketed {
+            guard position < part.endIndex, part[position].text == ")" else { return 0 }
+            position += 1
+        }
+        return position - part.startIndex
     }
 
     /// Whether a token names a terminal: "T1", "T5", "T4S".
@@ -465,6 +486,34 @@ extension FlightAnalysis {
                 from.code != to.code
             else { continue }
             return (from.code, to.code, from.isAirport && to.isAirport)
+        }
+        return nil
+    }
+
+    /// A route written as a timetable: a line that starts with the departure time and names the departure airport,
+    /// and, at most three lines below, one that starts with the arrival time and names the arrival airport
+    /// ("07:00  Lisboa, Aeroporto Humberto Delgado (LIS) – Terminal 1" then "10:25  Paris Orly (ORY) – Orly 1").
+    /// Precise when both ends are airports.
+    func timetableRoute(in text: FlightText) -> (String?, String?, Bool)? {
+        let tokens = text.tokens
+        var previous: (line: Int, code: String, isAirport: Bool)?
+        var line = 0
+        var start = 0
+        while start < tokens.count {
+            var end = start + 1
+            while end < tokens.count, !tokens[end].startsLine { end += 1 }
+            defer {
+                start = end
+                line += 1
+            }
+            guard end - start > 3, tokens[start].isNumber, tokens[start].text.utf8.count <= 2,
+                tokens[start + 1].text == ":", !tokens[start + 1].isSpaced, tokens[start + 2].isNumber,
+                let place = mention(FlightText(tokens: Array(tokens[(start + 3)..<end]), of: text), last: false)
+            else { continue }
+            if let previous, previous.code != place.code, line - previous.line <= 3 {
+                return (previous.code, place.code, previous.isAirport && place.isAirport)
+            }
+            previous = (line, place.code, place.isAirport)
         }
         return nil
     }

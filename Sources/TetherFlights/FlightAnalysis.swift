@@ -322,6 +322,7 @@ final class FlightAnalysis {
                 arrivalBlock?.isPrecise ?? false
             ),
             lineRoute(in: description).map { ($0.0, $0.1, $0.2, $0.2) },
+            timetableRoute(in: description).map { ($0.0, $0.1, $0.2, $0.2) },
             mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces).map {
                 ($0.0, $0.1, $0.2, $0.2)
             },
