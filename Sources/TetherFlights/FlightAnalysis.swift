@@ -349,6 +349,12 @@ final class FlightAnalysis {
             if from == nil, to == pair.1 || to == pair.0 { from = to == pair.1 ? pair.0 : pair.1 }
             if to == nil, from == pair.0 || from == pair.1 { to = from == pair.0 ? pair.1 : pair.0 }
         }
+        // One end known, and a description that names one other airport: "vol pour Ajaccio", "Orly 1, 9h45".
+        if (from == nil) != (to == nil), let known = from ?? to,
+            let other = onlyOtherAirport(than: known, places: descriptionPlaces)
+        {
+            if from == nil { from = other } else { to = other }
+        }
         // A city with several airports, read from its name: the one of its airports the text names.
         if !isPrecise.from, let code = from, let airport = namedAirport(of: code, other: to, places: descriptionPlaces)
         {
@@ -422,6 +428,24 @@ final class FlightAnalysis {
         if mentions.contains(where: { $0.code == code }) { return nil }
         return mentions.sorted { $0.position < $1.position }
             .first { $0.code != other && siblings.contains($0.code) }?.code
+    }
+
+    /// The one airport the description names, by code or by the airport's own name, other than a known end (or
+    /// one of the airports of its city); nil when it names none or several.
+    func onlyOtherAirport(than known: String, places: [Place]) -> String? {
+        var found: String?
+        func add(_ code: String) -> Bool {
+            guard code != known, !isCity(known, of: code), !isCity(code, of: known) else { return true }
+            if let found, found != code { return false }
+            found = code
+            return true
+        }
+        for index in descriptionCodes where !add(String(description.tokens[index].text)) { return nil }
+        for place in places where place.isAirportName && !add(place.code) { return nil }
+        for place in cjkPlaces(in: description) where data.metropolitanAreas[place.code] == nil && !add(place.code) {
+            return nil
+        }
+        return found
     }
 
     /// The airport to keep: the one found first, unless it is a city and the candidate is one of its airports
