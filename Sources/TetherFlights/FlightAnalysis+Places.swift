@@ -257,6 +257,8 @@ extension FlightAnalysis {
         let found = cjkPlaces(in: text)
         for (first, second) in zip(found, found.dropFirst()) where first.code != second.code {
             var between = String(text.text[first.range.upperBound..<second.range.lowerBound].filter { $0 != " " })
+            // "東京(羽田)－台北(松山)": the bracket that closes the first name.
+            if between.hasPrefix(")") { between.removeFirst() }
             // "成田T3 → 新千歳": a terminal after the first name.
             if between.hasPrefix("T"), between.dropFirst().first?.isNumber == true {
                 between = String(between.dropFirst(2).drop { $0.isUppercase })
