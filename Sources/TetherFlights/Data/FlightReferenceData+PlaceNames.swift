@@ -148,7 +148,7 @@ extension FlightReferenceData {
         MOW	Moscow|Moskau|Moscú|Moscou|Mosca|Moskou|モスクワ|莫斯科
         HND	Haneda|Tokyo Haneda|羽田|羽田空港|東京羽田|东京羽田
         NRT	Narita|Tokyo Narita|成田|成田空港|東京成田|东京成田
-        KIX	Kansai|関西空港|関空|关西机场|関西|关西|大阪関西|大阪关西|関西国際空港|关西国际机场|Osaka Kansai
+        KIX	Kansai|関西空港|関空|关西机场|関西|关西|大阪関西|大阪关西|関西国際空港|关西国际机场|Osaka Kansai|關西|大阪關西|關西國際機場
         ITM	Itami|伊丹|伊丹空港|大阪伊丹|Osaka Itami
         CTS	New Chitose|新千歳|新千歳空港|Sapporo New Chitose|Sapporo Chitose
         PEK	Beijing Capital|首都机场|首都国际机场|北京首都国际机场|首都|北京首都
