@@ -258,6 +258,7 @@ extension FlightAnalysis {
         let tokens = text.tokens
         var sides: [(before: (String, String)?, after: (String, String)?, bridge: (String, String)?)] = []
         var onLine: [(String, String)?] = []
+        var coded: [(String, String)?] = []
         for (position, designator) in designators.enumerated() {
             let start = designator.tokens.upperBound + 1
             let end = position + 1 < designators.count ? designators[position + 1].tokens.lowerBound : tokens.count
@@ -278,15 +279,19 @@ extension FlightAnalysis {
             var lineEnd = start
             while lineEnd < end, !tokens[lineEnd].startsLine { lineEnd += 1 }
             sides.append((before, after, bridge))
+            // A side that writes the airports' codes over one that only names places (a forwarded email's header).
+            let codedBefore = distinctCodes(text, previousEnd..<designator.tokens.lowerBound, codes: codes) >= 2
+            let codedAfter = distinctCodes(text, start..<max(start, end), codes: codes) >= 2
+            coded.append(codedBefore == codedAfter ? nil : codedBefore ? before : after)
             onLine.append(lineEnd > start ? windowRoute(text, start..<lineEnd, codes: codes, isLine: true) : nil)
         }
         let afterOnly = sides.filter { $0.after != nil && $0.before == nil }.count
         let beforeOnly = sides.filter { $0.before != nil && $0.after == nil }.count
         var legs: [Leg] = []
-        for ((designator, side), line) in zip(zip(designators, sides), onLine) {
+        for (position, (designator, side)) in zip(designators, sides).enumerated() {
             var leg = Leg(airline: designator.airline, number: designator.number)
             let route =
-                line
+                onLine[position] ?? coded[position]
                 ?? (beforeOnly > afterOnly
                     ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before)
             if let route { (leg.from, leg.to) = route }
@@ -302,6 +307,13 @@ extension FlightAnalysis {
             }
         }
         return unique
+    }
+
+    /// The number of different airport codes in a part of a text.
+    private func distinctCodes(_ text: FlightText, _ window: Range<Int>, codes: [Int]) -> Int {
+        var distinct: Set<Substring> = []
+        for index in codes where window.contains(index) { distinct.insert(text.tokens[index].text) }
+        return distinct.count
     }
 
     /// The line breaks in a range of tokens.

@@ -88,6 +88,47 @@ struct FlightAirportTests {
         #expect(route("エバー航空 BR191 東京(羽田)－台北(松山)") == ("HND", "TSA"))
     }
 
+    /// A confirmation printed in columns: a word of the next column ("Class") says nothing of the flight number, and
+    /// each leg's airports stand on the lines below it.
+    @Test func columnsOfAConfirmation() {
+        let description = """
+            FLIGHT 1 OF 2   UA1153                                Class: United Economy (K)
+            Fri, Sep 18, 2026
+            06:00                                                  08:41
+            Chicago, IL, US (ORD)                                  San Francisco, CA, US (SFO)
+
+            FLIGHT 2 OF 2   UA1725                                Class: United Economy (K)
+            10:15                                                  12:58
+            San Francisco, CA, US (SFO)                           Honolulu, HI, US (HNL)
+            """
+        let detection = FlightDetector().detect(
+            title: "United: your trip to Honolulu",
+            description: description,
+            start: start,
+            end: end
+        )
+        #expect(detection.flightNumber == "UA1153")
+        #expect(detection.departureAirport?.iataCode == "ORD")
+        #expect(detection.arrivalAirport?.iataCode == "SFO")
+        #expect(detection.legs.map(\.flightNumber) == ["UA1153", "UA1725"])
+    }
+
+    /// Of the two sides of a leg's flight number, the one that writes airport codes, not a forwarded email's header
+    /// that names the sender's town.
+    @Test func legsReadTheSideThatWritesTheCodes() {
+        let description = """
+            Von: ReiseAtelier Basel
+            Betreff: Bestätigung Flug nach London
+
+            SWISS LX 456
+            ab Zürich Flughafen (ZRH) 09:40
+            an London City Airport (LCY) 10:25
+
+            Rückflug ab London Heathrow (LHR) am 22.01. mit LX 325 um 18:25.
+            """
+        #expect(route("WG: Flug Zürich - London City", description: description) == ("ZRH", "LCY"))
+    }
+
     /// Common words that some small airfield's town is called ("Fare", "Intl", "Praia") are not places.
     @Test func commonWordsAreNoPlaces() {
         let description = """

@@ -113,7 +113,7 @@ struct FlightCorpusTests {
         print("Booking tuning set, both airports right: \(airports.right) of \(airports.checked)")
         for mistake in mistakes { print("Booking tuning set mistake: \(mistake)") }
         // Floors a little under the figures measured when the set was last extended to 1,000 texts (precision
-        // 0.999, recall 0.989, flight number 0.981, airports 0.970), so that a change that makes them worse fails.
+        // 0.999, recall 0.989, flight number 0.982, airports 0.974), so that a change that makes them worse fails.
         #expect(corpus.count == 1000)
         #expect(score.precision >= 0.99)
         #expect(score.recall >= 0.98)
