@@ -70,13 +70,16 @@ extension FlightAnalysis {
             }
             var matched = false
             // "Jeju Air", "DELTA", "Brussels Airlines", "GOL": an airline's name is no place.
-            let airlineWords = token.lexemes.contains(.airlineStart) ? airlineNameLength(at: index, in: tokens) : 0
+            var airlineWords: Int?
             for count in stride(from: words.count, to: 0, by: -1) {
                 let key = words[0..<count].joined(separator: " ")
                 guard let code = data.places[key] else { continue }
                 // "Salida", "Van", "Arrivo": a word of a label or a connector is no place on its own.
                 if count == 1, !token.lexemes.isDisjoint(with: Self.vocabularyWords) { continue }
-                if airlineWords >= count {
+                if airlineWords == nil {
+                    airlineWords = token.lexemes.contains(.airlineStart) ? airlineNameLength(at: index, in: tokens) : 0
+                }
+                if let airlineWords, airlineWords >= count {
                     index += airlineWords
                     matched = true
                     break
@@ -201,6 +204,14 @@ extension FlightAnalysis {
         return bytes.count == 2 || (bytes[2] >= 0x41 && bytes[2] <= 0x5A)
     }
 
+    /// ``cjkPlaces(in:)`` of a text, read once for the title and the description.
+    func knownCJKPlaces(in text: FlightText) -> [(code: String, range: Range<String.Index>)] {
+        guard text.hasCJK else { return [] }
+        if text.text == description.text { return descriptionCJKPlaces }
+        if text.text == title.text { return titleCJKPlaces }
+        return cjkPlaces(in: text)
+    }
+
     /// The places named in Chinese or Japanese script, in order, each with its range in the text; the longest
     /// name wins where names overlap ("上海浦东" over "上海").
     func cjkPlaces(in text: FlightText) -> [(code: String, range: Range<String.Index>)] {
@@ -240,21 +251,32 @@ extension FlightAnalysis {
 
     /// Whether the text after a name says it is a person's: a given name, perhaps, then "様", "さん" or "先生".
     static func isPersonName(_ rest: Substring) -> Bool {
-        var rest = rest.drop { $0 == " " || $0 == "\u{3000}" }
+        var scalars = rest.unicodeScalars[...]
+        func skipSpaces() {
+            while let first = scalars.first, first == " " || first == "\u{3000}" { scalars.removeFirst() }
+        }
+        skipSpaces()
         var letters = 0
-        while let first = rest.first, letters < 4, first.unicodeScalars.allSatisfy(FlightText.isCJK),
-            !["様", "さ", "先"].contains(first)
-        {
-            rest = rest.dropFirst()
+        while let first = scalars.first, letters < 4, FlightText.isCJK(first), !honorificStarts.contains(first) {
+            scalars.removeFirst()
             letters += 1
         }
-        rest = rest.drop { $0 == " " || $0 == "\u{3000}" }
-        return rest.hasPrefix("様") || rest.hasPrefix("さん") || rest.hasPrefix("さま") || rest.hasPrefix("先生")
+        skipSpaces()
+        guard let first = scalars.first, honorificStarts.contains(first) else { return false }
+        let next = scalars.dropFirst().first
+        switch first {
+        case "様": return true
+        case "さ": return next == "ん" || next == "ま"
+        default: return next == "生"
+        }
     }
+
+    /// The first characters of the honorifics after a person's name: 様, さん, さま, 先生.
+    private static let honorificStarts: Set<Unicode.Scalar> = ["様", "さ", "先"]
 
     /// A route written in Chinese or Japanese: "羽田→那覇", "上海→北京", "深圳飞上海", "虹桥-首都".
     func cjkRoute(in text: FlightText) -> (from: String, to: String, weight: Double)? {
-        let found = cjkPlaces(in: text)
+        let found = knownCJKPlaces(in: text)
         for (first, second) in zip(found, found.dropFirst()) where first.code != second.code {
             var between = String(text.text[first.range.upperBound..<second.range.lowerBound].filter { $0 != " " })
             // "東京(羽田)－台北(松山)": the bracket that closes the first name.
@@ -309,7 +331,7 @@ extension FlightAnalysis {
             if to == nil, lexemes.contains(.toWord) { to = String(tokens[index].text) }
             if from == nil, lexemes.contains(.fromWord) { from = String(tokens[index].text) }
         }
-        for place in cjkPlaces(in: text) {
+        for place in knownCJKPlaces(in: text) {
             let after = text.text[place.range.upperBound...]
             let before = text.text[..<place.range.lowerBound]
             if to == nil,
@@ -463,7 +485,7 @@ extension FlightAnalysis {
         if airports.count == 2 { return (airports[0], airports[1], true) }
         guard text.hasCJK else { return nil }
         var places: [String] = []
-        for place in cjkPlaces(in: text) where !places.contains(place.code) {
+        for place in knownCJKPlaces(in: text) where !places.contains(place.code) {
             places.append(place.code)
             if places.count > 2 { return nil }
         }

@@ -58,6 +58,9 @@ final class FlightAnalysis {
     var airlineIsRetired = false
     /// The indices of the description's airport codes (``codeIndices(in:)``), read once.
     lazy var descriptionCodes: [Int] = codeIndices(in: description)
+    /// The places the title and the description name in Chinese or Japanese script, read once.
+    lazy var titleCJKPlaces: [(code: String, range: Range<String.Index>)] = cjkPlaces(in: title)
+    lazy var descriptionCJKPlaces: [(code: String, range: Range<String.Index>)] = cjkPlaces(in: description)
     var legs: [Leg] = []
 
     init(event: FlightDetector.Event, data: FlightReferenceData = .shared) {
@@ -411,6 +414,9 @@ final class FlightAnalysis {
     /// (BGY)" for Milan, "Londra Heathrow" for London, "浦东" for Shanghai); nil when it names none, or names the
     /// city's default airport itself.
     func namedAirport(of code: String, other: String?, places: [Place]) -> String? {
+        guard !descriptionCodes.isEmpty || description.hasCJK || places.contains(where: \.isAirportName) else {
+            return nil
+        }
         let siblings = siblingAirports(of: code)
         guard !siblings.isEmpty else { return nil }
         let tokens = description.tokens
@@ -422,7 +428,7 @@ final class FlightAnalysis {
             mentions.append((tokens[place.tokens.lowerBound].text.startIndex, place.code))
         }
         // The city written in Chinese or Japanese script reads as its default airport: only the others count.
-        for place in cjkPlaces(in: description) where place.code != code {
+        for place in descriptionCJKPlaces where place.code != code {
             mentions.append((place.range.lowerBound, place.code))
         }
         if mentions.contains(where: { $0.code == code }) { return nil }
@@ -442,7 +448,7 @@ final class FlightAnalysis {
         }
         for index in descriptionCodes where !add(String(description.tokens[index].text)) { return nil }
         for place in places where place.isAirportName && !add(place.code) { return nil }
-        for place in cjkPlaces(in: description) where data.metropolitanAreas[place.code] == nil && !add(place.code) {
+        for place in descriptionCJKPlaces where data.metropolitanAreas[place.code] == nil && !add(place.code) {
             return nil
         }
         return found
