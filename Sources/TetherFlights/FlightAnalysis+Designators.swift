@@ -67,7 +67,10 @@ extension FlightAnalysis {
                 {
                     continue
                 }
-                if let word = nextWord(tokens, after: last), FlightVocabulary.codeSuffixes.contains(word.folded) {
+                // "CS101 class"; not "UA1153      Class: Economy", a column of its own.
+                if let word = nextWord(tokens, after: last), FlightVocabulary.codeSuffixes.contains(word.folded),
+                    !word.startsLine, !Self.isColumnApart(tokens[last], word)
+                {
                     continue
                 }
             }
@@ -123,6 +126,12 @@ extension FlightAnalysis {
             position -= 1
         }
         return nil
+    }
+
+    /// Whether a word stands three spaces or more after another, in a column of its own.
+    static func isColumnApart(_ token: FlightText.Token, _ next: FlightText.Token) -> Bool {
+        let gap = token.text.base.utf8[token.text.endIndex..<next.text.startIndex]
+        return gap.count >= 3 && gap.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
     }
 
     func nextWord(_ tokens: [FlightText.Token], after index: Int) -> FlightText.Token? {

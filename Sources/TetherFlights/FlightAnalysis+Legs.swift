@@ -257,6 +257,8 @@ extension FlightAnalysis {
         guard designators.count >= 2 else { return [] }
         let tokens = text.tokens
         var sides: [(before: (String, String)?, after: (String, String)?, bridge: (String, String)?)] = []
+        var onLine: [(String, String)?] = []
+        var coded: [(String, String)?] = []
         for (position, designator) in designators.enumerated() {
             let start = designator.tokens.upperBound + 1
             let end = position + 1 < designators.count ? designators[position + 1].tokens.lowerBound : tokens.count
@@ -264,24 +266,34 @@ extension FlightAnalysis {
             let after = windowRoute(text, start..<max(start, end), codes: codes)
             let before = windowRoute(text, previousEnd..<designator.tokens.lowerBound, codes: codes)
             var bridge: (String, String)?
-            // Only codes on the designator's line or the lines next to it enclose the leg.
+            // Only codes within two lines of the designator enclose the leg ("07:00  Milan Bergamo · BGY / Orio al
+            // Serio International / Ryanair · FR 2286").
             if let last = codes.last(where: { $0 >= previousEnd && $0 < designator.tokens.lowerBound }),
                 let next = codes.first(where: { $0 >= start && $0 < end }), tokens[last].text != tokens[next].text,
-                lineBreaks(tokens, last..<designator.tokens.lowerBound) <= 1,
-                lineBreaks(tokens, start..<(next + 1)) <= 1
+                lineBreaks(tokens, last..<designator.tokens.lowerBound) <= 2,
+                lineBreaks(tokens, start..<(next + 1)) <= 2
             {
                 bridge = (String(tokens[last].text), String(tokens[next].text))
             }
+            // "| BR191 | 2027/03/26 | 東京(羽田) 15:10 | 台北(松山) 17:55 |": the rest of the designator's line.
+            var lineEnd = start
+            while lineEnd < end, !tokens[lineEnd].startsLine { lineEnd += 1 }
             sides.append((before, after, bridge))
+            // A side that writes the airports' codes over one that only names places (a forwarded email's header).
+            let codedBefore = distinctCodes(text, previousEnd..<designator.tokens.lowerBound, codes: codes) >= 2
+            let codedAfter = distinctCodes(text, start..<max(start, end), codes: codes) >= 2
+            coded.append(codedBefore == codedAfter ? nil : codedBefore ? before : after)
+            onLine.append(lineEnd > start ? windowRoute(text, start..<lineEnd, codes: codes, isLine: true) : nil)
         }
         let afterOnly = sides.filter { $0.after != nil && $0.before == nil }.count
         let beforeOnly = sides.filter { $0.before != nil && $0.after == nil }.count
         var legs: [Leg] = []
-        for (designator, side) in zip(designators, sides) {
+        for (position, (designator, side)) in zip(designators, sides).enumerated() {
             var leg = Leg(airline: designator.airline, number: designator.number)
             let route =
-                beforeOnly > afterOnly
-                ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before
+                onLine[position] ?? coded[position]
+                ?? (beforeOnly > afterOnly
+                    ? side.before ?? side.bridge ?? side.after : side.after ?? side.bridge ?? side.before)
             if let route { (leg.from, leg.to) = route }
             legs.append(leg)
         }
@@ -297,13 +309,26 @@ extension FlightAnalysis {
         return unique
     }
 
+    /// The number of different airport codes in a part of a text.
+    private func distinctCodes(_ text: FlightText, _ window: Range<Int>, codes: [Int]) -> Int {
+        var distinct: Set<Substring> = []
+        for index in codes where window.contains(index) { distinct.insert(text.tokens[index].text) }
+        return distinct.count
+    }
+
     /// The line breaks in a range of tokens.
     private func lineBreaks(_ tokens: [FlightText.Token], _ range: Range<Int>) -> Int {
         tokens[range].dropFirst().filter(\.startsLine).count
     }
 
     /// The route a part of a text writes: two airport codes, a route of names or labelled blocks, or two places.
-    private func windowRoute(_ text: FlightText, _ window: Range<Int>, codes: [Int]) -> (String, String)? {
+    /// On a single line, a route may write one end by its code and both by their names.
+    private func windowRoute(
+        _ text: FlightText,
+        _ window: Range<Int>,
+        codes: [Int],
+        isLine: Bool = false
+    ) -> (String, String)? {
         guard !window.isEmpty else { return nil }
         var distinct: [String] = []
         for index in codes where window.contains(index) {
@@ -311,7 +336,15 @@ extension FlightAnalysis {
             if !distinct.contains(code) { distinct.append(code) }
         }
         if distinct.count >= 2 { return (distinct[0], distinct[1]) }
-        if !distinct.isEmpty { return nil }
+        if distinct.count == 1 {
+            guard isLine else { return nil }
+            // "Zürich 13:05 – New York Newark Liberty (EWR)": one end by its code, both by their names.
+            guard let route = namedRoute(Array(text.tokens[window]), of: text),
+                route.0 == distinct[0] || route.1 == distinct[0],
+                !isCity(route.0, of: route.1), !isCity(route.1, of: route.0)
+            else { return nil }
+            return route
+        }
         let part = FlightText(tokens: Array(text.tokens[window]), of: text)
         if let route = segmentRoute(part) { return route }
         if let route = namedRoute(Array(text.tokens[window]), of: text) { return route }

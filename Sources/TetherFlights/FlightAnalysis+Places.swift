@@ -69,9 +69,21 @@ extension FlightAnalysis {
                 }
             }
             var matched = false
+            // "Jeju Air", "DELTA", "Brussels Airlines", "GOL": an airline's name is no place.
+            var airlineWords: Int?
             for count in stride(from: words.count, to: 0, by: -1) {
                 let key = words[0..<count].joined(separator: " ")
                 guard let code = data.places[key] else { continue }
+                // "Salida", "Van", "Arrivo": a word of a label or a connector is no place on its own.
+                if count == 1, !token.lexemes.isDisjoint(with: Self.vocabularyWords) { continue }
+                if airlineWords == nil {
+                    airlineWords = token.lexemes.contains(.airlineStart) ? airlineNameLength(at: index, in: tokens) : 0
+                }
+                if let airlineWords, airlineWords >= count {
+                    index += airlineWords
+                    matched = true
+                    break
+                }
                 var place = Place(code: code, tokens: index...positions[count - 1])
                 if data.airports[code] != nil, data.cityKey(code) != key {
                     place.isAirportName = true
@@ -93,6 +105,18 @@ extension FlightAnalysis {
                     }
                 }
                 refine(&place, tokens: tokens)
+                // "Buenos Aires - Aeroparque", "Bangkok (Don Mueang)", "Londra Heathrow": a city, then one of its
+                // airports, is that airport.
+                if place.isAirportName, let last = found.last, !last.isAirportName, !isAirportCode(token),
+                    isCity(last.code, of: place.code),
+                    tokens[(last.tokens.upperBound + 1)..<index].allSatisfy({ !$0.isWord && !$0.startsLine }),
+                    index - last.tokens.upperBound <= 2, !tokens[index].startsLine
+                {
+                    var end = place.tokens.upperBound
+                    if tokens[index - 1].text == "(", end + 1 < tokens.count, tokens[end + 1].text == ")" { end += 1 }
+                    place.tokens = last.tokens.lowerBound...end
+                    found.removeLast()
+                }
                 found.append(place)
                 index = place.tokens.upperBound + 1
                 matched = true
@@ -101,6 +125,21 @@ extension FlightAnalysis {
             if !matched { index += 1 }
         }
         return found
+    }
+
+    /// The words of the detector's vocabulary that also name a small place: labels, connectors, flight words.
+    static let vocabularyWords: FlightLexeme = [
+        .flightWord, .flyWord, .toWord, .fromWord, .departureLabel, .arrivalLabel, .numberWord,
+    ]
+
+    /// Whether a place read from a city's name is the city of an airport: a metropolitan area it belongs to, or
+    /// the same city.
+    func isCity(_ city: String, of airport: String) -> Bool {
+        if city == airport { return true }
+        if let area = data.metropolitanAreas[city] { return area.members.contains(airport) }
+        let key = data.cityKey(city)
+        return !key.isEmpty && key == data.cityKey(airport)
+            && data.airports[city]?.countryCode == data.airports[airport]?.countryCode
     }
 
     /// Replaces a city by the airport written after it in brackets: "London (LHR)", "大阪（伊丹）".
@@ -119,8 +158,11 @@ extension FlightAnalysis {
     /// "Barcelona - Madrid", "Nice → Paris-Orly".
     func placeRoute(in text: FlightText, places: [Place]) -> (from: String, to: String, weight: Double)? {
         let tokens = text.tokens
-        for (first, second) in zip(places, places.dropFirst()) where first.code != second.code {
-            let between = tokens[(first.tokens.upperBound + 1)..<second.tokens.lowerBound]
+        for (first, second) in zip(places, places.dropFirst())
+        where first.code != second.code && !isCity(first.code, of: second.code) {
+            // "Dublin T1 to Lanzarote": a terminal after the first name.
+            var between = tokens[(first.tokens.upperBound + 1)..<second.tokens.lowerBound]
+            between = between.dropFirst(Self.terminalLength(between))
             guard !between.isEmpty, between.count <= 3 else { continue }
             let isJoined = between.allSatisfy { token in
                 FlightVocabulary.arrows.contains(String(token.text))
@@ -130,6 +172,44 @@ extension FlightAnalysis {
             if isJoined { return (first.code, second.code, first.isAirportName || second.isAirportName ? 0.45 : 0.3) }
         }
         return nil
+    }
+
+    /// The number of tokens at the start of a part of a text that name a terminal: "T1", "Terminal 2",
+    /// "(Terminal 2)", "(T1)".
+    static func terminalLength(_ part: ArraySlice<FlightText.Token>) -> Int {
+        var position = part.startIndex
+        let isBracketed = position < part.endIndex && part[position].text == "("
+        if isBracketed { position += 1 }
+        guard position < part.endIndex else { return 0 }
+        if isTerminal(part[position]) {
+            position += 1
+        } else if part[position].folded == "terminal", position + 1 < part.endIndex, part[position + 1].isNumber {
+            position += 2
+        } else {
+            return 0
+        }
+        if isBracketed {
+            guard position < part.endIndex, part[position].text == ")" else { return 0 }
+            position += 1
+        }
+        return position - part.startIndex
+    }
+
+    /// Whether a token names a terminal: "T1", "T5", "T4S".
+    static func isTerminal(_ token: FlightText.Token) -> Bool {
+        let bytes = Array(token.text.utf8)
+        guard token.isWord, (2...3).contains(bytes.count), bytes[0] == UInt8(ascii: "T"), bytes[1] >= 0x31,
+            bytes[1] <= 0x39
+        else { return false }
+        return bytes.count == 2 || (bytes[2] >= 0x41 && bytes[2] <= 0x5A)
+    }
+
+    /// ``cjkPlaces(in:)`` of a text, read once for the title and the description.
+    func knownCJKPlaces(in text: FlightText) -> [(code: String, range: Range<String.Index>)] {
+        guard text.hasCJK else { return [] }
+        if text.text == description.text { return descriptionCJKPlaces }
+        if text.text == title.text { return titleCJKPlaces }
+        return cjkPlaces(in: text)
     }
 
     /// The places named in Chinese or Japanese script, in order, each with its range in the text; the longest
@@ -149,21 +229,65 @@ extension FlightAnalysis {
             if let last = refined.last, text.text[last.range.upperBound..<place.range.lowerBound] == "(",
                 rest.first == ")"
             {
-                refined[refined.count - 1] = (place.code, last.range.lowerBound..<place.range.upperBound)
+                // "台北(松山)": a name in brackets that is another city's is read with the city before it.
+                var code = place.code
+                if !isCity(last.code, of: code) {
+                    let joined = String(text.text[last.range]) + String(text.text[place.range])
+                    if let whole = data.cjkPlaces.matches(in: FlightText(joined)).first,
+                        whole.range.isEmpty == false, joined[whole.range] == joined[...]
+                    {
+                        code = whole.value
+                    }
+                }
+                refined[refined.count - 1] = (code, last.range.lowerBound..<place.range.upperBound)
                 continue
             }
+            // "松本 大輔 様", "宮崎様": a family name, not a place.
+            if Self.isPersonName(rest) { continue }
             refined.append(place)
         }
         return refined
     }
 
+    /// Whether the text after a name says it is a person's: a given name, perhaps, then "様", "さん" or "先生".
+    static func isPersonName(_ rest: Substring) -> Bool {
+        var scalars = rest.unicodeScalars[...]
+        func skipSpaces() {
+            while let first = scalars.first, first == " " || first == "\u{3000}" { scalars.removeFirst() }
+        }
+        skipSpaces()
+        var letters = 0
+        while let first = scalars.first, letters < 4, FlightText.isCJK(first), !honorificStarts.contains(first) {
+            scalars.removeFirst()
+            letters += 1
+        }
+        skipSpaces()
+        guard let first = scalars.first, honorificStarts.contains(first) else { return false }
+        let next = scalars.dropFirst().first
+        switch first {
+        case "様": return true
+        case "さ": return next == "ん" || next == "ま"
+        default: return next == "生"
+        }
+    }
+
+    /// The first characters of the honorifics after a person's name: 様, さん, さま, 先生.
+    private static let honorificStarts: Set<Unicode.Scalar> = ["様", "さ", "先"]
+
     /// A route written in Chinese or Japanese: "羽田→那覇", "上海→北京", "深圳飞上海", "虹桥-首都".
     func cjkRoute(in text: FlightText) -> (from: String, to: String, weight: Double)? {
-        let found = cjkPlaces(in: text)
+        let found = knownCJKPlaces(in: text)
         for (first, second) in zip(found, found.dropFirst()) where first.code != second.code {
-            let between = String(text.text[first.range.upperBound..<second.range.lowerBound].filter { $0 != " " })
-            if ["→", "->", "-", "—", "–", "~", "〜", "～", "⇒", "✈", "✈️", ">", "飞", "飛", "至", "到", "发往"].contains(between)
-            {
+            var between = String(text.text[first.range.upperBound..<second.range.lowerBound].filter { $0 != " " })
+            // "東京(羽田)－台北(松山)": the bracket that closes the first name.
+            if between.hasPrefix(")") { between.removeFirst() }
+            // "成田T3 → 新千歳": a terminal after the first name.
+            if between.hasPrefix("T"), between.dropFirst().first?.isNumber == true {
+                between = String(between.dropFirst(2).drop { $0.isUppercase })
+            }
+            if ["→", "->", "-", "—", "–", "~", "〜", "～", "⇒", "✈", "✈️", ">", "飞", "飛", "至", "到", "发往", "から"].contains(
+                between
+            ) {
                 return (first.code, second.code, 0.3)
             }
         }
@@ -195,7 +319,8 @@ extension FlightAnalysis {
         }
         // "Paris → Pointe-à-Pitre": a place before an arrow is the origin, even when the other end is unknown.
         for place in places where from == nil {
-            let next = place.tokens.upperBound + 1
+            var next = place.tokens.upperBound + 1
+            if next < tokens.count, Self.isTerminal(tokens[next]) { next += 1 }
             if next + 1 < tokens.count, FlightVocabulary.arrows.contains(String(tokens[next].text)) {
                 from = place.code
             }
@@ -206,7 +331,7 @@ extension FlightAnalysis {
             if to == nil, lexemes.contains(.toWord) { to = String(tokens[index].text) }
             if from == nil, lexemes.contains(.fromWord) { from = String(tokens[index].text) }
         }
-        for place in cjkPlaces(in: text) {
+        for place in knownCJKPlaces(in: text) {
             let after = text.text[place.range.upperBound...]
             let before = text.text[..<place.range.lowerBound]
             if to == nil,
@@ -228,9 +353,12 @@ extension FlightAnalysis {
         if let token = text.tokens.first(where: isAirportCode) {
             return (true, String(token.text))
         }
-        let code = places(in: text, capitalizedOnly: false).first?.code ?? cjkPlaces(in: text).first?.code
+        let place = places(in: text, capitalizedOnly: false).first
+        let code = place?.code ?? cjkPlaces(in: text).first?.code
+        // "Paris Orly 3", "Milano Linate": an airport's own name.
         let isAirport =
-            text.tokens.contains { $0.lexemes.contains(.airportWord) || $0.folded == "terminal" }
+            place?.isAirportName == true
+            || text.tokens.contains { $0.lexemes.contains(.airportWord) || $0.folded == "terminal" }
             || FlightVocabulary.cjkAirportWords.first(in: text) != nil
         return (isAirport, isAirport ? code : nil)
     }
@@ -264,13 +392,43 @@ extension FlightAnalysis {
         {
             return true
         }
-        // "TAYLOR/SUSAN MRS": the title after the name.
+        guard Self.passengerTitles.contains(String(tokens[index].text)) else { return false }
+        // "TAYLOR/SUSAN MRS", "DUPONT/MARIE MME": the title after the name.
         if index >= 3, tokens[index].isSpaced, tokens[index - 1].isWord, tokens[index - 2].text == "/",
-            !tokens[index - 1].isSpaced, ["MR", "MRS", "MS", "MISS", "MSTR", "DR"].contains(String(tokens[index].text))
+            !tokens[index - 1].isSpaced
+        {
+            return true
+        }
+        // "MRS NIAMH DOYLE": the title before the name, on the same line.
+        if index + 1 < tokens.count, tokens[index + 1].isWord, tokens[index + 1].isSpaced,
+            !tokens[index + 1].startsLine, tokens[index + 1].isCapitalized, !tokens[index + 1].isNumber,
+            !isAirportCode(tokens[index + 1]), !tokens[index + 1].lexemes.contains(.toWord)
         {
             return true
         }
         return false
+    }
+
+    /// The titles reservation systems and airlines write beside a passenger's name.
+    private static let passengerTitles: Set<String> = [
+        "MR", "MRS", "MS", "MISS", "MSTR", "DR", "MME", "MLLE", "SRA", "SIG", "HR", "DHR", "MEVR",
+    ]
+
+    /// The number of words of the airline's name that starts at a token, or 0.
+    func airlineNameLength(at index: Int, in tokens: [FlightText.Token]) -> Int {
+        var words: [String] = []
+        var position = index
+        while position < tokens.count, words.count < data.longestNameWords, tokens[position].isWord,
+            !tokens[position].isCJK
+        {
+            words.append(tokens[position].folded)
+            position += 1
+        }
+        for count in stride(from: words.count, to: 0, by: -1)
+        where data.airlineNames[words[0..<count].joined(separator: " ")] != nil {
+            return count
+        }
+        return 0
     }
 
     /// The indices of the words of the airline names in a text ("AIR FRANCE", "ITA Airways"), whose words are
@@ -327,7 +485,7 @@ extension FlightAnalysis {
         if airports.count == 2 { return (airports[0], airports[1], true) }
         guard text.hasCJK else { return nil }
         var places: [String] = []
-        for place in cjkPlaces(in: text) where !places.contains(place.code) {
+        for place in knownCJKPlaces(in: text) where !places.contains(place.code) {
             places.append(place.code)
             if places.count > 2 { return nil }
         }
@@ -352,6 +510,34 @@ extension FlightAnalysis {
                 from.code != to.code
             else { continue }
             return (from.code, to.code, from.isAirport && to.isAirport)
+        }
+        return nil
+    }
+
+    /// A route written as a timetable: a line that starts with the departure time and names the departure airport,
+    /// and, at most three lines below, one that starts with the arrival time and names the arrival airport
+    /// ("07:00  Lisboa, Aeroporto Humberto Delgado (LIS) – Terminal 1" then "10:25  Paris Orly (ORY) – Orly 1").
+    /// Precise when both ends are airports.
+    func timetableRoute(in text: FlightText) -> (String?, String?, Bool)? {
+        let tokens = text.tokens
+        var previous: (line: Int, code: String, isAirport: Bool)?
+        var line = 0
+        var start = 0
+        while start < tokens.count {
+            var end = start + 1
+            while end < tokens.count, !tokens[end].startsLine { end += 1 }
+            defer {
+                start = end
+                line += 1
+            }
+            guard end - start > 3, tokens[start].isNumber, tokens[start].text.utf8.count <= 2,
+                tokens[start + 1].text == ":", !tokens[start + 1].isSpaced, tokens[start + 2].isNumber,
+                let place = mention(FlightText(tokens: Array(tokens[(start + 3)..<end]), of: text), last: false)
+            else { continue }
+            if let previous, previous.code != place.code, line - previous.line <= 3 {
+                return (previous.code, place.code, previous.isAirport && place.isAirport)
+            }
+            previous = (line, place.code, place.isAirport)
         }
         return nil
     }

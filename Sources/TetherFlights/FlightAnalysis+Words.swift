@@ -109,9 +109,16 @@ extension FlightAnalysis {
         }
         guard let part else { return nil }
         var block = Block()
-        block.code =
-            part.tokens.first(where: isAirportCode).map { String($0.text) }
-            ?? cjkPlaces(in: part).first?.code ?? places(in: part, capitalizedOnly: true).first?.code
+        if let code = part.tokens.first(where: isAirportCode) {
+            block.code = String(code.text)
+            block.isPrecise = true
+        } else if let place = cjkPlaces(in: part).first {
+            block.code = place.code
+            block.isPrecise = data.metropolitanAreas[place.code] == nil
+        } else if let place = places(in: part, capitalizedOnly: true).first {
+            block.code = place.code
+            block.isPrecise = place.isAirportName || siblingAirports(of: place.code).isEmpty
+        }
         if let time = Self.time(in: part) {
             block.hour = time.hour
             block.minute = time.minute

@@ -35,6 +35,8 @@ final class FlightAnalysis {
         var hour: Int?
         var minute: Int?
         var dayOffset = 0
+        /// Whether the block writes the airport (its code or its name), not only its city.
+        var isPrecise = false
     }
 
     let data: FlightReferenceData
@@ -56,6 +58,9 @@ final class FlightAnalysis {
     var airlineIsRetired = false
     /// The indices of the description's airport codes (``codeIndices(in:)``), read once.
     lazy var descriptionCodes: [Int] = codeIndices(in: description)
+    /// The places the title and the description name in Chinese or Japanese script, read once.
+    lazy var titleCJKPlaces: [(code: String, range: Range<String.Index>)] = cjkPlaces(in: title)
+    lazy var descriptionCJKPlaces: [(code: String, range: Range<String.Index>)] = cjkPlaces(in: description)
     var legs: [Leg] = []
 
     init(event: FlightDetector.Event, data: FlightReferenceData = .shared) {
@@ -309,20 +314,35 @@ final class FlightAnalysis {
         // A city named in the title ("Flight to Reykjavík") gives way to the airport the text writes ("KEF").
         let legRoute = legs.count > 1 || !itinerary.isEmpty ? leg.map { ($0.from, $0.to, true) } : nil
         let titleCodes = codeRoute(in: title)
-        let candidates: [(String?, String?, Bool)?] = [
-            legRoute, titleRoute.map { ($0.from, $0.to, titleCodes != nil) },
-            descriptionRoute.map { ($0.from, $0.to, codeRoute(in: description) != nil) },
-            (departureBlock?.code, arrivalBlock?.code, true), lineRoute(in: description),
-            mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces),
-            (titleEnds.from, titleEnds.to, false),
+        // Each candidate says, for each end, whether it writes the airport itself.
+        let descriptionHasCodes = codeRoute(in: description) != nil
+        let candidates: [(String?, String?, Bool, Bool)?] = [
+            legRoute.map { ($0.0, $0.1, $0.2, $0.2) },
+            titleRoute.map { ($0.from, $0.to, titleCodes != nil, titleCodes != nil) },
+            descriptionRoute.map { ($0.from, $0.to, descriptionHasCodes, descriptionHasCodes) },
+            (
+                departureBlock?.code, arrivalBlock?.code, departureBlock?.isPrecise ?? false,
+                arrivalBlock?.isPrecise ?? false
+            ),
+            lineRoute(in: description).map { ($0.0, $0.1, $0.2, $0.2) },
+            timetableRoute(in: description).map { ($0.0, $0.1, $0.2, $0.2) },
+            mentionedRoute(in: description, codes: descriptionCodes, places: descriptionPlaces).map {
+                ($0.0, $0.1, $0.2, $0.2)
+            },
+            (titleEnds.from, titleEnds.to, false, false),
         ]
         var isPrecise = (from: false, to: false)
         for candidate in candidates {
             guard let candidate else { continue }
-            from = refined(from, by: candidate.0, other: to, precise: candidate.2 && !isPrecise.from)
-            to = refined(to, by: candidate.1, other: from, precise: candidate.2 && !isPrecise.to)
-            if candidate.2, candidate.0 != nil, from == candidate.0 { isPrecise.from = true }
-            if candidate.2, candidate.1 != nil, to == candidate.1 { isPrecise.to = true }
+            // An end read from its airport is kept.
+            if !isPrecise.from { from = refined(from, by: candidate.0, other: to, precise: candidate.2) }
+            if !isPrecise.to { to = refined(to, by: candidate.1, other: from, precise: candidate.3) }
+            if candidate.2, let code = candidate.0, from == code, data.metropolitanAreas[code] == nil {
+                isPrecise.from = true
+            }
+            if candidate.3, let code = candidate.1, to == code, data.metropolitanAreas[code] == nil {
+                isPrecise.to = true
+            }
         }
         if from == nil, let code = locationAirport.code, code != to { from = code }
         // A confirmation that names two places, one of them the known end: the other is the other end.
@@ -331,6 +351,20 @@ final class FlightAnalysis {
         {
             if from == nil, to == pair.1 || to == pair.0 { from = to == pair.1 ? pair.0 : pair.1 }
             if to == nil, from == pair.0 || from == pair.1 { to = from == pair.0 ? pair.1 : pair.0 }
+        }
+        // One end known, and a description that names one other airport: "vol pour Ajaccio", "Orly 1, 9h45".
+        if (from == nil) != (to == nil), let known = from ?? to,
+            let other = onlyOtherAirport(than: known, places: descriptionPlaces)
+        {
+            if from == nil { from = other } else { to = other }
+        }
+        // A city with several airports, read from its name: the one of its airports the text names.
+        if !isPrecise.from, let code = from, let airport = namedAirport(of: code, other: to, places: descriptionPlaces)
+        {
+            from = airport
+        }
+        if !isPrecise.to, let code = to, let airport = namedAirport(of: code, other: from, places: descriptionPlaces) {
+            to = airport
         }
 
         // A title that says nothing but the flight ("UA857", "✈ FRA-JFK", "Flight home").
@@ -362,6 +396,62 @@ final class FlightAnalysis {
                 arrival = leg.arrival ?? arrival
             }
         }
+    }
+
+    /// The airports a city's name stands for: a metropolitan area's, or the other airports of an airport's city
+    /// when the city's name reads as that airport ("Shanghai" as SHA, beside PVG); none for an airport named as
+    /// such.
+    func siblingAirports(of code: String) -> [String] {
+        if let area = data.metropolitanAreas[code] { return area.members }
+        let key = data.cityKey(code)
+        guard let airport = data.airports[code], !key.isEmpty, data.places[key] == code,
+            let airports = data.cityAirports[key], airports.count > 1
+        else { return [] }
+        return airports.filter { $0 != code && data.airports[$0]?.countryCode == airport.countryCode }
+    }
+
+    /// The airport of a city the description names, by code or by the airport's name, first in the text ("Milán
+    /// (BGY)" for Milan, "Londra Heathrow" for London, "浦东" for Shanghai); nil when it names none, or names the
+    /// city's default airport itself.
+    func namedAirport(of code: String, other: String?, places: [Place]) -> String? {
+        guard !descriptionCodes.isEmpty || description.hasCJK || places.contains(where: \.isAirportName) else {
+            return nil
+        }
+        let siblings = siblingAirports(of: code)
+        guard !siblings.isEmpty else { return nil }
+        let tokens = description.tokens
+        var mentions: [(position: String.Index, code: String)] = []
+        for index in descriptionCodes {
+            mentions.append((tokens[index].text.startIndex, String(tokens[index].text)))
+        }
+        for place in places where place.isAirportName {
+            mentions.append((tokens[place.tokens.lowerBound].text.startIndex, place.code))
+        }
+        // The city written in Chinese or Japanese script reads as its default airport: only the others count.
+        for place in descriptionCJKPlaces where place.code != code {
+            mentions.append((place.range.lowerBound, place.code))
+        }
+        if mentions.contains(where: { $0.code == code }) { return nil }
+        return mentions.sorted { $0.position < $1.position }
+            .first { $0.code != other && siblings.contains($0.code) }?.code
+    }
+
+    /// The one airport the description names, by code or by the airport's own name, other than a known end (or
+    /// one of the airports of its city); nil when it names none or several.
+    func onlyOtherAirport(than known: String, places: [Place]) -> String? {
+        var found: String?
+        func add(_ code: String) -> Bool {
+            guard code != known, !isCity(known, of: code), !isCity(code, of: known) else { return true }
+            if let found, found != code { return false }
+            found = code
+            return true
+        }
+        for index in descriptionCodes where !add(String(description.tokens[index].text)) { return nil }
+        for place in places where place.isAirportName && !add(place.code) { return nil }
+        for place in descriptionCJKPlaces where data.metropolitanAreas[place.code] == nil && !add(place.code) {
+            return nil
+        }
+        return found
     }
 
     /// The airport to keep: the one found first, unless it is a city and the candidate is one of its airports

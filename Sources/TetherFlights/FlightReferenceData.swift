@@ -40,6 +40,8 @@ struct FlightReferenceData: Sendable {
     let cjkAirlineNames: FlightCJKIndex<String>
     /// The folded names of the airports' cities, by IATA code.
     let cityKeys: [String: String]
+    /// The airports of each city, by the city's name key, international airports first.
+    let cityAirports: [String: [String]]
     /// The first words of the keys of ``places``, to skip the words that start no place name.
     let placeFirstWords: Set<String>
     /// The first words of the keys of ``airlineNames``.
@@ -183,8 +185,11 @@ struct FlightReferenceData: Sendable {
             }
             .map(\.airport)
         var cityKeys: [String: String] = [:]
+        var cityAirports: [String: [String]] = [:]
         for airport in ranked {
-            cityKeys[airport.iataCode] = FlightText.nameKey(airport.city)
+            let cityKey = FlightText.nameKey(airport.city)
+            cityKeys[airport.iataCode] = cityKey
+            if !cityKey.isEmpty { cityAirports[cityKey, default: []].append(airport.iataCode) }
             add(airport.city, airport.iataCode)
         }
         for airport in ranked {
@@ -196,6 +201,7 @@ struct FlightReferenceData: Sendable {
         self.airlines = airlines
         self.retiredAirlines = retiredAirlines
         self.cityKeys = cityKeys
+        self.cityAirports = cityAirports
         self.retiredAirlineNames = retiredAirlineNames
         self.airports = airports
         self.metropolitanAreas = metropolitanAreas

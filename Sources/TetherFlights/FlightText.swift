@@ -174,6 +174,11 @@ struct FlightText: Sendable {
                 }
             }
             let piece = text[start..<index]
+            // A quoted line of a forwarded or answered email ("> From: Bangkok"): the line starts after the marks.
+            if newLine, piece == ">", index < scalars.endIndex, Self.kind(of: scalars[index]) == .space {
+                spaced = true
+                continue
+            }
             tokens.append(
                 Token(
                     text: piece,

@@ -127,7 +127,7 @@ enum FlightVocabulary {
         "WWW", "COM", "NET", "ORG", "KLM", "TAP", "SAS", "JAL", "ANA", "IDA", "VIA", "NON", "END",
         "AIR", "DEP", "ARR", "ITA", "MXN", "BRL", "ARS", "CLP", "COP", "PEN", "AUD", "CAD", "NZD", "SEK", "NOK",
         "DKK", "PLN", "CZK", "HUF", "TRY", "INR", "KRW", "TWD", "HKD", "SGD", "THB", "AED", "SAR", "ZAR", "RUB",
-        "RMB", "VOL", "VOO", "TUI", "CVC",
+        "RMB", "VOL", "VOO", "TUI", "CVC", "NOT", "BUT", "ARE", "HAS", "WAS", "OUR",
     ]
 
     /// Folded names too common as words to be read as places.
@@ -137,6 +137,12 @@ enum FlightVocabulary {
         "island", "lake", "river", "beach", "park", "station", "field", "county", "valley", "mount", "port",
         "gracias", "hola", "bienvenido", "bienvenida", "obrigado", "obrigada", "merci", "danke", "grazie", "welcome",
         "hello", "dear", "bonjour", "buongiorno", "olá", "ola", "hallo", "beste", "estimado", "caro", "cher",
+        // Words of an airport's name, a booking's or a street's ("Laguindingan Intl", "Fare: Regular").
+        "intl", "new", "old", "fare", "imperial", "liberty", "riverside",
+        // Beaches, in the languages read.
+        "praia", "playa", "plage", "spiaggia", "strand", "barra",
+        // Given names.
+        "george", "hugo", "lee",
     ]
 
     /// Phrases that say an event is about something other than taking a flight, by kind, with their weight.

@@ -77,7 +77,7 @@ struct FlightCorpusTests {
 
     /// The booking texts of `Fixtures/booking-tuning.json`: confirmations, reservation-system itineraries,
     /// organisers' feeds, rail, coach and ferry tickets in nine languages, written like the frozen corpus but kept
-    /// for tuning.
+    /// for tuning (the last 200, ids `g-…`, by a writer who had not seen the detector).
     @Test func bookingTuningSetReachesTheTarget() throws {
         let corpus = try FlightCorpusEntry.load("booking-tuning")
         let detector = FlightDetector()
@@ -112,11 +112,12 @@ struct FlightCorpusTests {
         print("Booking tuning set, flight number right: \(numbers.right) of \(numbers.checked)")
         print("Booking tuning set, both airports right: \(airports.right) of \(airports.checked)")
         for mistake in mistakes { print("Booking tuning set mistake: \(mistake)") }
-        // Floors a little under the figures measured when the set was last extended (precision 0.998, recall
-        // 0.988, flight number 0.985, airports 0.916), so that a change that makes them worse fails.
+        // Floors a little under the figures measured when the set was last extended to 1,000 texts (precision
+        // 0.999, recall 0.989, flight number 0.982, airports 0.974), so that a change that makes them worse fails.
+        #expect(corpus.count == 1000)
         #expect(score.precision >= 0.99)
         #expect(score.recall >= 0.98)
         #expect(Double(numbers.right) >= 0.98 * Double(numbers.checked))
-        #expect(Double(airports.right) >= 0.91 * Double(airports.checked))
+        #expect(Double(airports.right) >= 0.96 * Double(airports.checked))
     }
 }

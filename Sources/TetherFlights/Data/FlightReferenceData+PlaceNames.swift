@@ -8,7 +8,7 @@ extension FlightReferenceData {
         NYC	New York|New York City|Nueva York|Nova Iorque|Nova York|ニューヨーク|纽约|紐約
         TYO	Tokyo|Tokio|Tóquio|東京|东京
         BJS	Beijing|Peking|Pekín|Pékin|Pechino|Pequim|北京
-        SHA	Shanghai|Shanghái|Xangai|上海|Hongqiao|Shanghai Hongqiao|虹桥|虹桥机场|上海虹桥
+        SHA	Shanghai|Shanghái|Xangai|上海|Hongqiao|Shanghai Hongqiao|虹桥|虹桥机场|上海虹桥|虹橋|上海虹橋
         ROM	Rome|Roma|Rom|Rome|ローマ|罗马|羅馬
         MIL	Milan|Milán|Milano|Mailand|Milão|ミラノ|米兰
         MAD	Madrid|マドリード|马德里
@@ -148,12 +148,12 @@ extension FlightReferenceData {
         MOW	Moscow|Moskau|Moscú|Moscou|Mosca|Moskou|モスクワ|莫斯科
         HND	Haneda|Tokyo Haneda|羽田|羽田空港|東京羽田|东京羽田
         NRT	Narita|Tokyo Narita|成田|成田空港|東京成田|东京成田
-        KIX	Kansai|関西空港|関空|关西机场|関西|关西|大阪関西|大阪关西|関西国際空港|关西国际机场|Osaka Kansai
+        KIX	Kansai|関西空港|関空|关西机场|関西|关西|大阪関西|大阪关西|関西国際空港|关西国际机场|Osaka Kansai|關西|大阪關西|關西國際機場
         ITM	Itami|伊丹|伊丹空港|大阪伊丹|Osaka Itami
         CTS	New Chitose|新千歳|新千歳空港|Sapporo New Chitose|Sapporo Chitose
         PEK	Beijing Capital|首都机场|首都国际机场|北京首都国际机场|首都|北京首都
         PKX	Daxing|Beijing Daxing|大兴|大兴机场|北京大兴国际机场|北京大兴|大興
-        PVG	Pudong|Shanghai Pudong|浦东|浦东机场|上海浦东
+        PVG	Pudong|Shanghai Pudong|浦东|浦东机场|上海浦东|浦東|上海浦東|浦東国際空港
         LHR	Heathrow|London Heathrow|希斯路|希思罗|希思路|ヒースロー|倫敦希斯路|伦敦希思罗
         LGW	Gatwick|London Gatwick
         STN	Stansted|London Stansted
@@ -173,9 +173,9 @@ extension FlightReferenceData {
         TXL	Tegel|Berlin-Tegel|Berlin Tegel|Flughafen Tegel|テーゲル|泰格尔
         SXF	Schönefeld|Berlin-Schönefeld|Flughafen Schönefeld
         CIA	Ciampino|Roma Ciampino|Rome Ciampino|Rom-Ciampino|Roma-Ciampino|チャンピーノ
-        HAK	Meilan|Haikou Meilan|美兰|海口美兰|美蘭
+        HAK	Meilan|Haikou Meilan|美兰|海口美兰|美蘭|海口
         URC	Diwopu|Urumqi Diwopu|地窝堡|乌鲁木齐地窝堡
-        TSA	Songshan|Taipei Songshan|松山機場|台北松山|臺北松山
+        TSA	Songshan|Taipei Songshan|松山機場|台北松山|臺北松山|松山机场|台北松山机场
         AJA	Ajaccio|Ajaccio Napoléon Bonaparte|Ajaccio-Napoléon-Bonaparte|アジャクシオ|阿雅克肖
         ICN	Incheon|Seoul Incheon|仁川|仁川国際空港|仁川国际机场|ソウル仁川|首尔仁川
         GMP	Gimpo|Seoul Gimpo|金浦|金浦国際空港|金浦国际机场
@@ -207,5 +207,72 @@ extension FlightReferenceData {
         CGH	Congonhas|São Paulo Congonhas|Sao Paulo Congonhas
         NAY	Nanyuan|Beijing Nanyuan|南苑|北京南苑|南苑机场
         DMK	Don Mueang|Bangkok Don Mueang|ドンムアン|廊曼
+        ISG	石垣|石垣空港|新石垣空港|南ぬ島石垣空港
+        KCZ	高知|高知空港|高知龍馬空港
+        KMI	宮崎|宫崎|宮崎空港|宮崎ブーゲンビリア空港
+        OIT	大分|大分空港
+        ASJ	奄美|奄美大島|奄美空港
+        MYJ	松山|松山空港|愛媛松山
+        MMY	宮古|宫古|宮古空港
+        KMJ	熊本|熊本空港|阿蘇くまもと空港
+        NGS	長崎|长崎|長崎空港
+        OKJ	岡山|冈山|岡山空港|岡山桃太郎空港
+        TAK	高松|高松空港
+        AOJ	青森|青森空港
+        AXT	秋田|秋田空港
+        KIJ	新潟|新泻|新潟空港
+        TOY	富山|富山空港|富山きときと空港
+        KMQ	小松|小松空港
+        FSZ	静岡|静冈|静岡空港|富士山静岡空港
+        HKD	函館|函馆|函館空港
+        AKJ	旭川|旭川空港
+        OBO	帯広|带广|帯広空港|とかち帯広空港
+        KUH	釧路|钏路|釧路空港|たんちょう釧路空港
+        MMB	女満別|女満別空港
+        WKJ	稚内|稚内空港
+        IZO	出雲|出云|出雲空港|出雲縁結び空港
+        YGJ	米子|米子空港|米子鬼太郎空港
+        TTJ	鳥取|鸟取|鳥取空港|鳥取砂丘コナン空港
+        UBJ	山口宇部|山口宇部空港
+        TKS	徳島|德岛|徳島空港|徳島阿波おどり空港
+        HSG	佐賀|佐賀空港|九州佐賀国際空港
+        HNA	花巻|花巻空港|いわて花巻空港
+        MSJ	三沢|三沢空港
+        SYO	庄内|庄内空港|おいしい庄内空港
+        NTQ	能登|能登空港
+        GAJ	山形|山形空港|おいしい山形空港
+        UEO	久米島|久米島空港
+        KWL	桂林|桂林两江|桂林兩江|两江国际机场
+        LJG	丽江|麗江|丽江三义
+        JZH	九寨黄龙|九寨黃龍|九寨沟|九寨溝|九寨
+        DYG	张家界|張家界
+        KWE	贵阳|貴陽|龙洞堡
+        NNG	南宁|南寧|吴圩
+        CSX	长沙|長沙|长沙黄花
+        CGO	郑州|鄭州|新郑
+        TNA	济南|濟南|遥墙
+        SHE	沈阳|瀋陽|桃仙
+        CGQ	长春|長春|龙嘉
+        TSN	天津|天津滨海
+        TYN	太原|武宿
+        LHW	兰州|蘭州|中川
+        INC	银川|銀川|河东
+        XNN	西宁|西寧
+        LXA	拉萨|拉薩|贡嘎
+        HET	呼和浩特|白塔
+        KHN	南昌|昌北
+        HFE	合肥|新桥
+        NGB	宁波|寧波|栎社
+        WNZ	温州|溫州|龙湾
+        WUX	无锡|無錫|苏南硕放
+        YNT	烟台|煙台|蓬莱
+        SJW	石家庄|石家莊|正定
+        ZUH	珠海|金湾
+        MFM	Macau|Macao|Macao International|澳门|澳門|マカオ
+        KHH	高雄|小港
+        RMQ	台中|臺中|清泉岗
+        JHG	西双版纳|西雙版納|版纳|嘎洒
+        DLU	大理
+        JJN	泉州|晋江
         """#
 }
