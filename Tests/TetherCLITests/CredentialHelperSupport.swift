@@ -61,21 +61,7 @@ extension ChildProcess {
         environment: [String: String],
         timeout: Duration = .seconds(60)
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        let child = ChildProcess(process: process, stdout: stdout, stderr: stderr)
-        try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-        try? stdin.fileHandleForWriting.close()
-        return try await child.finish(timeout: timeout)
+        try await ChildProcess(command, input: Array(input.utf8), environment: environment).finish(timeout: timeout)
     }
 }
 

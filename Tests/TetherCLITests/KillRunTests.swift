@@ -94,16 +94,16 @@ struct KillRunTests {
         }
 
         private let lock = NSLock()
-        private var running: [Int: Process] = [:]
+        private var running: [Int: SpawnedProcess] = [:]
         private var state = Counts()
 
         var counts: Counts { lock.withLock { state } }
 
-        func started(_ slot: Int, _ process: Process) {
+        func started(_ slot: Int, _ process: SpawnedProcess) {
             lock.withLock { running[slot] = process }
         }
 
-        func finished(_ slot: Int, _ result: CLI.Result, reason: Process.TerminationReason) {
+        func finished(_ slot: Int, _ result: CLI.Result, reason: SpawnedProcess.TerminationReason) {
             lock.withLock {
                 running[slot] = nil
                 if reason == .uncaughtSignal {

@@ -81,11 +81,11 @@ struct FrozenCorpusTests {
         print("Frozen corpus, every leg's number right: \(legs.right) of \(legs.checked)")
         for kind in byKind.keys.sorted() { print("Frozen corpus, \(kind): \(byKind[kind]?.summary ?? "")") }
 
-        // The targets are 0.95, 0.95, 0.95 and 0.9. Measured: precision 0.969, recall 0.992, flight number 0.961,
-        // both airports 0.898 (114 of 127: one event short of the target). The floors keep what was reached.
+        // The targets are 0.95, 0.95, 0.95 and 0.9. Measured: precision 0.962 (5 false flights), recall 0.992,
+        // flight number 0.961, both airports 0.945 (120 of 127). The floors are the targets.
         #expect(score.precision >= 0.95)
         #expect(score.recall >= 0.95)
         #expect(share(numbers) >= 0.95)
-        #expect(share(airports) >= 0.89)
+        #expect(share(airports) >= 0.9)
     }
 }

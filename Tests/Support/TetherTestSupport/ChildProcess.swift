@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -8,9 +8,10 @@ import Darwin
 
 /// A child process of a test (the `tether` binary, a browser stand-in), whose standard output is collected and whose
 /// standard error can be read while it runs. Both pipes are drained on threads of their own, so that a chatty child
-/// never blocks on a full pipe and no test task is held by a blocking read.
+/// never blocks on a full pipe and no test task is held by a blocking read. Started with `posix_spawn`
+/// (``SpawnedProcess``), not Foundation's `Process`.
 package final class ChildProcess: @unchecked Sendable {  // the collected output is guarded by `lock`
-    package let process: Process
+    package let process: SpawnedProcess
     private let lock = NSLock()
     private var stdoutData = Data()
     private var stderrText = ""
@@ -33,40 +34,49 @@ package final class ChildProcess: @unchecked Sendable {  // the collected output
         package init(description: String) { self.description = description }
     }
 
-    /// Reads the pipes of `process`, which has been started with them as its standard output and error.
-    package init(process: Process, stdout: Pipe, stderr: Pipe) {
-        self.process = process
+    /// Starts `command` (an absolute path, then its arguments) with `environment`, and `input` on its standard
+    /// input (written on a thread of its own, then closed), or none.
+    package init(_ command: [String], input: [UInt8]? = nil, environment: [String: String]) throws {
+        let stdout = try ClosingPipe()
+        let stderr = try ClosingPipe()
+        let stdin = try input.map { _ in try ClosingPipe() }
+        let nullDevice = stdin == nil ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1
+        do {
+            process = try SpawnedProcess(
+                command,
+                environment: environment,
+                input: stdin?.reading ?? nullDevice,
+                output: stdout.writing,
+                error: stderr.writing
+            )
+        } catch {
+            for descriptor in [stdout.reading, stdout.writing, stderr.reading, stderr.writing] { close(descriptor) }
+            if let stdin { for descriptor in [stdin.reading, stdin.writing] { close(descriptor) } }
+            if nullDevice >= 0 { close(nullDevice) }
+            throw error
+        }
+        // The child has its own copies; the parent keeps only its ends.
+        close(stdout.writing)
+        close(stderr.writing)
+        if let stdin { close(stdin.reading) }
+        if nullDevice >= 0 { close(nullDevice) }
+        if let stdin, let input {
+            Thread.detachNewThread { ClosingPipe.writeAll(input, to: stdin.writing) }
+        }
         readers.enter()
         Thread.detachNewThread { [self] in
-            let data = stdout.fileHandleForReading.readDataToEndOfFile()
-            lock.withLock { stdoutData = data }
+            var collected = Data()
+            ClosingPipe.drain(stdout.reading) { collected.append($0) }
+            lock.withLock { stdoutData = collected }
             readers.leave()
         }
         readers.enter()
         Thread.detachNewThread { [self] in
-            let handle = stderr.fileHandleForReading
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
+            ClosingPipe.drain(stderr.reading) { chunk in
                 lock.withLock { stderrText += String(decoding: chunk, as: UTF8.self) }
             }
             readers.leave()
         }
-    }
-
-    /// Starts `command` (an absolute path, then its arguments) with `environment` and no standard input.
-    package convenience init(_ command: [String], environment: [String: String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.init(process: process, stdout: stdout, stderr: stderr)
     }
 
     /// Runs `command` to completion, killing it after `timeout`.
