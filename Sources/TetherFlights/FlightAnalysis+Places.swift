@@ -442,20 +442,7 @@ extension FlightAnalysis {
                 index += 1
                 continue
             }
-            var words: [String] = []
-            var position = index
-            while position < tokens.count, words.count < data.longestNameWords, tokens[position].isWord,
-                !tokens[position].isCJK
-            {
-                words.append(tokens[position].folded)
-                position += 1
-            }
-            var matched = 0
-            for count in stride(from: words.count, to: 0, by: -1)
-            where data.airlineNames[words[0..<count].joined(separator: " ")] != nil {
-                matched = count
-                break
-            }
+            let matched = airlineNameLength(at: index, in: tokens)
             if matched > 0 {
                 covered.formUnion(index..<(index + matched))
                 index += matched
