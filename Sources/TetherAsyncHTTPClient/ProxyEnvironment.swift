@@ -196,3 +196,32 @@ struct NoProxyRule: Sendable, Hashable {
         return nil
     }
 }
+
+// A proxy URL may hold a password: printing a setting names each proxy's kind, host and port, and whether it has
+// credentials, never them.
+extension ProxyEnvironment: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        let rules = bypassesAll ? "*" : "\(exceptions.count) rule(s)"
+        return "ProxyEnvironment(https: \(https?.description ?? "direct"), http: \(http?.description ?? "direct"), "
+            + "no_proxy: \(rules))"
+    }
+
+    public var debugDescription: String { description }
+}
+
+extension ProxyEnvironment.Proxy: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    var description: String {
+        let credentials = username == nil && password == nil ? "" : "credentials@"
+        switch kind {
+        case .http: return "http://\(credentials)\(host):\(port) from \(variable)"
+        case .socks: return "socks5://\(credentials)\(host):\(port) from \(variable)"
+        case .unsupported(let scheme): return "\(scheme):// (not supported) from \(variable)"
+        case .malformed: return "not a proxy URL, from \(variable)"
+        }
+    }
+
+    var debugDescription: String { description }
+
+    /// What `dump` and other mirrors show: the description, not the fields.
+    var customMirror: Mirror { Mirror(self, children: ["description": description]) }
+}

@@ -89,3 +89,26 @@ struct ProxyEnvironmentTests {
         #expect(AsyncHTTPClientTransport.host(ofAuthority: "example.com") == "example.com")
     }
 }
+
+extension ProxyEnvironmentTests {
+    @Test func printingASettingNeverShowsItsCredentials() {
+        let proxies = ProxyEnvironment(environment: [
+            "HTTPS_PROXY": "http://ada:s3cret-pass@proxy.example:3128", "http_proxy": "https://bob:hunter2@p.example",
+            "NO_PROXY": "internal.example",
+        ])
+        for text in [
+            "\(proxies)", String(reflecting: proxies), "\(proxies.https.map { "\($0)" } ?? "")",
+            String(reflecting: proxies.http as Any), dumped(proxies),
+        ] {
+            #expect(!text.contains("s3cret-pass") && !text.contains("hunter2") && !text.contains("bob"), "\(text)")
+        }
+        #expect("\(proxies)".contains("proxy.example:3128"))
+    }
+}
+
+/// What `dump` prints of `value`.
+private func dumped(_ value: some Any) -> String {
+    var text = ""
+    dump(value, to: &text)
+    return text
+}
