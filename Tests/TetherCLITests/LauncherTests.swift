@@ -198,18 +198,8 @@ enum ChildProcessRunner {
     /// Waits for `cp` without holding a thread of the concurrency pool (two on this machine's two cores): the
     /// suites running meanwhile would wait for it.
     static func copyTree(_ source: String, to target: String) async throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/cp")
-        process.arguments = ["-a", source, target]
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return status == 0
+        let environment = ProcessInfo.processInfo.environment
+        let copy = try ChildProcess(["/bin/cp", "-a", source, target], environment: environment)
+        return try await copy.finish(timeout: .seconds(60)).status == 0
     }
 }
