@@ -53,7 +53,7 @@ struct WatchCommandTests {
         return (try? String(contentsOf: url, encoding: .utf8)) ?? ""
     }
 
-    @Test func aRefusalInAnotherProcessIsALineWithinASecondAndExecGetsNoSecret() async throws {
+    @Test func aRefusalInAnotherProcessIsALineAtOnceAndExecGetsNoSecret() async throws {
         let cli = try await CLI.start()
         defer { Task { await cli.stop() } }
         #expect(try await cli.loginWithDeviceCode().status == 0)
@@ -81,12 +81,14 @@ struct WatchCommandTests {
         let refused = try await cli.run(["token", "dev", "--force-refresh"])
         #expect(refused.status == 3, "\(refused.stderr)")
         let refusedAt = ContinuousClock.now
-        let line = try await Self.waitForLine(in: output, timeout: .seconds(1)) {
+        // inotify wakes the watch at once (on a quiet machine within milliseconds); without it the next look would
+        // be an hour away. Ten seconds tells the two apart with room for a machine loaded by the other suites.
+        let line = try await Self.waitForLine(in: output, timeout: .seconds(10)) {
             $0["state"] as? String == "needs-sign-in"
         }
         let elapsed = ContinuousClock.now - refusedAt
-        let change = try #require(line, "no needs-sign-in line within a second of the refusal")
-        #expect(elapsed < .seconds(1), "\(elapsed)")
+        let change = try #require(line, "no needs-sign-in line within 10 s of the refusal")
+        #expect(elapsed < .seconds(10), "\(elapsed)")
         #expect(change["name"] as? String == "dev")
         #expect(change["previous"] as? String == "connected")
         #expect(change["provider"] as? String == "dev")

@@ -22,17 +22,6 @@ package enum HeadlessBrowser {
         guard files.isExecutableFile(atPath: "/usr/bin/chromium"),
             files.isExecutableFile(atPath: "/usr/bin/chromedriver")
         else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import selenium"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus == 0
-        } catch {
-            return false
-        }
+        return SpawnedProcess.status(of: ["/usr/bin/env", "python3", "-c", "import selenium"]) == 0
     }()
 }

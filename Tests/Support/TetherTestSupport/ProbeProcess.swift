@@ -7,12 +7,26 @@ import Glibc
 import Darwin
 #endif
 
-/// A running `TetherStoreProbe`, with its standard output readable line by line.
+/// A running `TetherStoreProbe`, with its standard output readable line by line. Started with `posix_spawn`
+/// (``SpawnedProcess``), not Foundation's `Process`, whose `run()` can crash a test process that holds many descriptors.
 package final class ProbeProcess: @unchecked Sendable {  // driven by one task at a time
-    package let process = Process()
-    private let output = Pipe()
-    private let input = Pipe()
+    package let process: SpawnedProcess
+    /// The read end of the probe's standard output.
+    private let output: Int32
+    /// The write end of the probe's standard input; -1 once closed.
+    private var input: Int32
     private var buffer = ""
+
+    private init(process: SpawnedProcess, output: Int32, input: Int32) {
+        self.process = process
+        self.output = output
+        self.input = input
+    }
+
+    deinit {
+        close(output)
+        if input >= 0 { close(input) }
+    }
 
     package struct Missing: Error, CustomStringConvertible {
         let path: String
@@ -34,21 +48,34 @@ package final class ProbeProcess: @unchecked Sendable {  // driven by one task a
 
     /// Starts the probe with `arguments`, and `key` in `TETHER_VAULT_KEY` when given.
     package static func launch(_ arguments: [String], key: VaultKey? = nil) throws -> ProbeProcess {
-        let probe = ProbeProcess()
-        probe.process.executableURL = try executable()
-        probe.process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["TETHER_VAULT_KEY"] = key?.revealedBase64
-        probe.process.environment = environment
-        probe.process.standardOutput = probe.output
-        probe.process.standardInput = probe.input
-        try probe.process.run()
-        return probe
+        let output = try ClosingPipe()
+        let input = try ClosingPipe()
+        let process: SpawnedProcess
+        do {
+            process = try SpawnedProcess(
+                [try executable().path] + arguments,
+                environment: environment,
+                input: input.reading,
+                output: output.writing,
+                error: 2
+            )
+        } catch {
+            for descriptor in [output.reading, output.writing, input.reading, input.writing] { close(descriptor) }
+            throw error
+        }
+        // The child has its own copies of these ends.
+        close(output.writing)
+        close(input.reading)
+        return ProbeProcess(process: process, output: output.reading, input: input.writing)
     }
 
     /// Closes the probe's standard input, which subcommands that wait for it take as the signal to go on.
     package func closeInput() {
-        try? input.fileHandleForWriting.close()
+        guard input >= 0 else { return }
+        close(input)
+        input = -1
     }
 
     /// Waits until the probe prints `line`, on a thread of its own: the blocking `poll` must not hold one of the
@@ -59,7 +86,7 @@ package final class ProbeProcess: @unchecked Sendable {  // driven by one task a
     }
 
     private func blockingWaitForLine(_ line: String, timeout: Duration) throws -> Bool {
-        let fd = output.fileHandleForReading.fileDescriptor
+        let fd = output
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while !buffer.split(separator: "\n").contains(Substring(line)) {

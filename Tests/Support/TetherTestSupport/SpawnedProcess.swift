@@ -101,6 +101,19 @@ package final class SpawnedProcess: @unchecked Sendable {  // `waitStatus` is gu
     }()
     #endif
 
+    /// Runs `command` (an absolute path, then its arguments) to its end in this process's environment, with its
+    /// standard streams on `/dev/null`.
+    /// - Returns: Its exit status, or the signal that ended it; `nil` when it could not be started.
+    package static func status(of command: [String]) -> Int32? {
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { return nil }
+        defer { close(null) }
+        let environment = ProcessInfo.processInfo.environment
+        guard let child = try? SpawnedProcess(command, environment: environment, input: null, output: null, error: null)
+        else { return nil }
+        return child.terminationStatus
+    }
+
     /// Whether the child has not ended yet (it is reaped as soon as it has).
     package var isRunning: Bool { reap(blocking: false) == nil }
 
