@@ -137,7 +137,7 @@ struct WatchCommandTests {
         _ = try await watch.waitForErrorLine(timeout: .seconds(20)) { $0.contains("Watching 0 connection") }
 
         #expect(try await cli.loginWithDeviceCode().status == 0)
-        let appeared = try await Self.waitForLine(in: output, timeout: .seconds(3)) {
+        let appeared = try await Self.waitForLine(in: output, timeout: .seconds(10)) {
             $0["name"] as? String == "dev" && $0["state"] as? String == "connected"
         }
         // The record and the settings are two files: on a loaded machine the watch may see the record before its
@@ -149,7 +149,7 @@ struct WatchCommandTests {
         )
 
         #expect(try await cli.run(["logout", "dev", "--forget"]).status == 0)
-        let removed = try await Self.waitForLine(in: output, timeout: .seconds(3)) {
+        let removed = try await Self.waitForLine(in: output, timeout: .seconds(10)) {
             $0["state"] as? String == "removed"
         }
         // The record goes first, then the settings: the watch may see the record gone (not-connected) in between.
