@@ -105,17 +105,23 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         for client in clients { try await client.shutdown() }
     }
 
-    /// The sender for `request`: through the proxy the environment names for its scheme and host, or direct.
+    /// The sender for `request`: through the proxy the environment names for its scheme and host (returned with
+    /// it), or direct.
     /// - Throws: ``Tether/TransportError/invalidRequest`` when that proxy is one this transport cannot use.
-    private func sender(for request: HTTPRequest, target: String) throws -> any Sender {
+    private func sender(
+        for request: HTTPRequest,
+        target: String
+    ) throws -> (any Sender, ProxyEnvironment.Proxy?) {
         guard let scheme = request.scheme, let authority = request.authority,
             let proxy = proxies.proxy(scheme: scheme, host: Self.host(ofAuthority: authority))
-        else { return sender }
-        if let proxied = proxiedSenders[proxy] { return proxied }
+        else { return (sender, nil) }
+        if let proxied = proxiedSenders[proxy] { return (proxied, proxy) }
         let reason =
             switch proxy.kind {
             case .unsupported(let scheme):
                 "a \(scheme):// proxy, which this client cannot use (http:// and socks5:// work)"
+            case .socksWithCredentials:
+                "a SOCKS proxy with credentials, which this client cannot send (a SOCKS proxy without them works)"
             default: "a value that is not a proxy URL"
             }
         throw TransportError.invalidRequest.with(
@@ -139,7 +145,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         guard let clientRequest = Self.makeRequest(request, body: body) else {
             throw TransportError.invalidRequest.with(message: "Cannot send a request to \(target)")
         }
-        let sender = try sender(for: request, target: target)
+        let (sender, proxy) = try sender(for: request, target: target)
         do {
             // The deadline's cancellation reaches the body too: AsyncHTTPClient cancels the request, and closes its
             // connection, when the task iterating the body is cancelled or stops iterating.
@@ -162,7 +168,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch let error as TransportError {
             throw error
         } catch {
-            throw Self.transportError(for: error, target: target)
+            throw Self.transportError(for: error, target: target, proxy: proxy)
         }
     }
 
@@ -190,8 +196,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         )
     }
 
-    /// Maps AsyncHTTPClient and NIO errors to transport errors that name only the target.
-    static func transportError(for error: any Error, target: String) -> TransportError {
+    /// Maps AsyncHTTPClient and NIO errors to transport errors that name only the target, and the proxy's variable,
+    /// host and port when the request went through one (never its credentials).
+    static func transportError(
+        for error: any Error,
+        target: String,
+        proxy: ProxyEnvironment.Proxy? = nil
+    ) -> TransportError {
+        if let proxy, let failure = proxyFailure(error, target: target, proxy: proxy) { return failure }
         if error is CancellationError {
             return TransportError.cancelled.with(message: "The request to \(target) was cancelled")
         }
@@ -211,6 +223,44 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             return TransportError.cannotConnect.with(message: "\(target) could not be reached", cause: error)
         }
         return TransportError.other.with(message: "The request to \(target) failed", cause: error)
+    }
+
+    /// What went wrong with the proxy itself, rather than with the server at the other end; `nil` otherwise.
+    private static func proxyFailure(
+        _ error: any Error,
+        target: String,
+        proxy: ProxyEnvironment.Proxy
+    ) -> TransportError? {
+        let host = proxy.host.contains(":") ? "[\(proxy.host)]" : proxy.host
+        let named = "the proxy \(host):\(proxy.port) (from \(proxy.variable))"
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .proxyAuthenticationRequired:
+                return TransportError.other.with(
+                    message: "The request to \(target) was not sent: \(named) refused its credentials (407)",
+                    cause: error
+                )
+            case .invalidProxyResponse:
+                return TransportError.other.with(
+                    message: "The request to \(target) was not sent: \(named) would not open a tunnel to it",
+                    cause: error
+                )
+            case .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
+                return TransportError.timedOut.with(
+                    message: "The request to \(target) timed out: \(named) did not open a tunnel in time",
+                    cause: error
+                )
+            default:
+                return nil
+            }
+        }
+        if error is NIOConnectionError || (error as? IOError)?.errnoCode == ECONNREFUSED {
+            return TransportError.cannotConnect.with(
+                message: "\(target) could not be reached: \(named) could not be reached",
+                cause: error
+            )
+        }
+        return nil
     }
 }
 

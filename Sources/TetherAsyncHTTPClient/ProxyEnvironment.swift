@@ -1,18 +1,25 @@
 import AsyncHTTPClient
 import Foundation
+import Tether
 
 /// The proxies a process's environment names, read the way curl reads them, for ``AsyncHTTPClientTransport``.
 ///
-/// - `https_proxy` / `HTTPS_PROXY`: the proxy for `https` URLs; `http_proxy` (and `HTTP_PROXY`, except in a CGI
-///   program, where a request's `Proxy:` header would arrive as `HTTP_PROXY`) for `http` URLs; `all_proxy` /
-///   `ALL_PROXY` for either when its own variable is not set. The lowercase name wins when both are set.
+/// - `https_proxy` / `HTTPS_PROXY`: the proxy for `https` URLs; `http_proxy` for `http` URLs (lowercase only, as
+///   curl reads it: a CGI program finds a request's `Proxy:` header in `HTTP_PROXY`); `all_proxy` / `ALL_PROXY` for
+///   either when its own variable is not set. The lowercase name wins when both are set.
 /// - A proxy is `[http://][user:password@]host[:port]` (port 1080 when none is given) or
-///   `socks5://` / `socks5h://host[:port]`. Credentials are sent as HTTP Basic on the tunnel's `CONNECT` and never
-///   logged. An `https://` proxy (TLS to the proxy itself) and SOCKS4 are not supported: a request that would use
-///   one fails with ``Tether/TransportError/invalidRequest`` naming the variable, instead of going out directly.
+///   `socks5://` / `socks5h://host[:port]`. An HTTP proxy's credentials are sent as HTTP Basic on the tunnel's
+///   `CONNECT`, never to the server at the other end, and never logged. Through a SOCKS proxy the proxy resolves the
+///   server's name, with `socks5://` as with `socks5h://`. An `https://` proxy (TLS to the proxy itself), SOCKS4 and
+///   a SOCKS proxy with credentials are not supported: a request that would use one fails with
+///   ``Tether/TransportError/invalidRequest`` naming the variable, instead of going out directly.
 /// - `no_proxy` / `NO_PROXY`: comma- or space-separated host names (matching the name and every name under it; a
-///   leading `.` or `*.` is the same), IP addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`), or `*` for every
-///   host. Names are compared without case and without a trailing dot.
+///   leading `.` or `*.` is the same), IP addresses and CIDR ranges (`10.0.0.0/8`, `fd00::/8`), which match only
+///   hosts written as addresses; or `*` alone for every host. Names are compared without case and without a trailing
+///   dot.
+/// - Unlike curl, this machine is never reached through a proxy: `localhost`, 127.0.0.0/8 and `::1` always go
+///   directly. Plain `http` is sent only to them (``Tether`` refuses it elsewhere), on the promise that it stays on
+///   this machine; through a proxy it would not, and the proxy would reach its own loopback instead.
 ///
 /// Through a proxy every request goes in a `CONNECT` tunnel, `http` URLs too (AsyncHTTPClient does not forward
 /// plain requests), so the proxy must allow `CONNECT` to the port the URL names.
@@ -24,6 +31,9 @@ public struct ProxyEnvironment: Sendable, Hashable {
             case socks
             /// A scheme this transport cannot speak (`https`, `socks4`, …); requests that would use it fail.
             case unsupported(scheme: String)
+            /// A SOCKS proxy with a user name or password, which AsyncHTTPClient's SOCKS client cannot send;
+            /// requests that would use it fail.
+            case socksWithCredentials
             /// A value that is not a proxy URL.
             case malformed
         }
@@ -56,19 +66,20 @@ public struct ProxyEnvironment: Sendable, Hashable {
             }
             return nil
         }
-        let isCGI = environment["REQUEST_METHOD"] != nil
         let all = value("all_proxy", "ALL_PROXY")
         let https = value("https_proxy", "HTTPS_PROXY") ?? all
-        let http = (isCGI ? value("http_proxy") : value("http_proxy", "HTTP_PROXY")) ?? all
+        let http = value("http_proxy") ?? all
         self.https = https.map { Self.parse($0.value, variable: $0.name) }
         self.http = http.map { Self.parse($0.value, variable: $0.name) }
         let rules = value("no_proxy", "NO_PROXY")?.value ?? ""
-        let entries = rules.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
-        bypassesAll = entries.contains("*")
-        exceptions = entries.compactMap(NoProxyRule.init)
+        // `*` turns every proxy off only as the whole value, as in curl; in a list it means nothing.
+        bypassesAll = rules == "*"
+        exceptions = rules.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).compactMap {
+            NoProxyRule(String($0))
+        }
     }
 
-    /// Whether any request could go through a proxy.
+    /// Whether no request goes through a proxy.
     public var isEmpty: Bool { (https == nil && http == nil) || bypassesAll }
 
     /// The proxy for a request to `host` over `scheme` (`http` or `https`), or `nil` to go directly.
@@ -79,7 +90,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
             case "http": http
             default: nil
             }
-        guard let proxy, !bypassesAll else { return nil }
+        guard let proxy, !bypassesAll, !LoopbackHost.contains(host) else { return nil }
         let name = NoProxyRule.normalized(host)
         if exceptions.contains(where: { $0.matches(name) }) { return nil }
         return proxy
@@ -94,8 +105,9 @@ public struct ProxyEnvironment: Sendable, Hashable {
             }
             return .server(host: proxy.host, port: proxy.port, authorization: authorization)
         case .socks:
+            // AsyncHTTPClient's SOCKS client offers no authentication: a proxy with credentials is refused when parsed.
             return .socksServer(host: proxy.host, port: proxy.port)
-        case .unsupported, .malformed:
+        case .unsupported, .socksWithCredentials, .malformed:
             return nil
         }
     }
@@ -109,10 +121,11 @@ public struct ProxyEnvironment: Sendable, Hashable {
             return Proxy(kind: .malformed, host: "", port: 0, variable: variable)
         }
         let host = rawHost.hasPrefix("[") && rawHost.hasSuffix("]") ? String(rawHost.dropFirst().dropLast()) : rawHost
+        let hasCredentials = components.percentEncodedUser != nil || components.percentEncodedPassword != nil
         let kind: Proxy.Kind =
             switch scheme {
             case "http": .http
-            case "socks5", "socks5h": .socks
+            case "socks5", "socks5h": hasCredentials ? .socksWithCredentials : .socks
             default: .unsupported(scheme: scheme)
             }
         let port = components.port ?? 1080
@@ -158,10 +171,12 @@ struct NoProxyRule: Sendable, Hashable {
         pattern = .name(name)
     }
 
-    /// Whether a request to `host` (normalized) goes directly.
+    /// Whether a request to `host` (normalized) goes directly. Names match names, addresses and ranges match
+    /// addresses: `1.7` is a name and never matches `10.0.1.7`.
     func matches(_ host: String) -> Bool {
         switch pattern {
         case .name(let name):
+            guard Self.address(host) == nil else { return false }
             return host == name || host.hasSuffix("." + name)
         case .address(let network, let prefix):
             guard let bytes = Self.address(host), bytes.count == network.count else { return false }
@@ -212,10 +227,12 @@ extension ProxyEnvironment: CustomStringConvertible, CustomDebugStringConvertibl
 extension ProxyEnvironment.Proxy: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     var description: String {
         let credentials = username == nil && password == nil ? "" : "credentials@"
+        let host = host.contains(":") ? "[\(host)]" : host
         switch kind {
         case .http: return "http://\(credentials)\(host):\(port) from \(variable)"
         case .socks: return "socks5://\(credentials)\(host):\(port) from \(variable)"
         case .unsupported(let scheme): return "\(scheme):// (not supported) from \(variable)"
+        case .socksWithCredentials: return "socks5://credentials@\(host):\(port) (not supported) from \(variable)"
         case .malformed: return "not a proxy URL, from \(variable)"
         }
     }

@@ -73,9 +73,11 @@ struct TetherCommand: AsyncParsableCommand {
                                  defaults for `tether login`
               BROWSER            opens the sign-in page; run with the URL as
                                  its argument
-              HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY (or lowercase)
+              https_proxy, http_proxy, all_proxy, no_proxy (or uppercase,
+              but not HTTP_PROXY)
                                  send requests through an http:// or socks5://
-                                 proxy, read as curl reads them
+                                 proxy, read as curl reads them; this machine
+                                 (localhost, 127.0.0.0/8, ::1) is reached directly
               NO_COLOR           no colour, even on a terminal
               TETHER_VERBOSE=1   like --verbose
 

@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Testing
+import Tether
 import TetherAsyncHTTPClient
 import TetherDevProvider
 import TetherTestSupport
@@ -42,6 +44,16 @@ struct WorkspaceTransportTests {
             return Proxied(cli: cli, resource: cli.provider.url("/resource").absoluteString, proxy: proxy, log: log)
         }
 
+        /// The provider's address under a name (`resource.test:PORT`), which only the proxy resolves.
+        var namedAuthority: String { "resource.test:\(URL(string: resource)?.port ?? 0)" }
+
+        /// A request for the provider's resource under ``namedAuthority``, with `token`.
+        func resourceRequest(token: String) -> HTTPRequest {
+            var request = HTTPRequest(method: .get, scheme: "http", authority: namedAuthority, path: "/resource")
+            request.headerFields[.authorization] = "Bearer \(token)"
+            return request
+        }
+
         /// The proxy's log: one line per request it was sent.
         var tunnels: [String] {
             ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
@@ -57,81 +69,118 @@ struct WorkspaceTransportTests {
     @Test func requestsGoThroughTheProxyOfHttpProxyWithItsCredentials() async throws {
         let setup = try await Proxied.start(credentials: "ada:pr0xy pass")
         defer { setup.stop() }
-        let (cli, resource, proxy) = (setup.cli, setup.resource, setup.proxy)
-        let authority = try #require(URL(string: resource)).port.map { "127.0.0.1:\($0)" }
+        let (cli, proxy) = (setup.cli, setup.proxy)
+        let token = try await cli.run(["token", "dev"]).trimmedOutput
         let before = await cli.provider.admin.counters()
 
-        let result = try await cli.with(["http_proxy": "http://ada:pr0xy%20pass@127.0.0.1:\(proxy.port)"])
-            .run(["request", "dev", resource])
+        // A name, not this machine's address: requests to this machine never go through a proxy. The proxy takes
+        // every `.test` name for 127.0.0.1.
+        let transport = Workspace.transport(environment: [
+            "http_proxy": "http://ada:pr0xy%20pass@127.0.0.1:\(proxy.port)"
+        ])
+        let (response, _) = try await transport.send(setup.resourceRequest(token: token), body: nil)
+
+        #expect(response.status == .ok)
+        let after = await cli.provider.admin.counters()
+        #expect(after.requests(to: .resource) - before.requests(to: .resource) == 1)
+        #expect(setup.tunnels == ["CONNECT \(setup.namedAuthority) authorized"], "\(setup.tunnels)")
+    }
+
+    @Test func thisMachineIsReachedDirectlyWhateverTheProxyVariablesSay() async throws {
+        let setup = try await Proxied.start(credentials: "")
+        defer { setup.stop() }
+        let (cli, resource, proxy) = (setup.cli, setup.resource, setup.proxy)
+        let proxyURL = "http://127.0.0.1:\(proxy.port)"
+        let before = await cli.provider.admin.counters()
+
+        let result = try await cli.with([
+            "http_proxy": proxyURL, "HTTPS_PROXY": proxyURL, "ALL_PROXY": proxyURL,
+        ]).run(["request", "dev", resource])
 
         #expect(result.status == 0, "\(result.stderr)")
         let after = await cli.provider.admin.counters()
         #expect(after.requests(to: .resource) - before.requests(to: .resource) == 1)
-        let tunnels = setup.tunnels
-        #expect(!tunnels.isEmpty)
-        #expect(tunnels.allSatisfy { $0 == "CONNECT \(authority ?? "") authorized" }, "\(tunnels)")
-        #expect(!result.stderr.contains("pr0xy"))
+        #expect(setup.tunnels.isEmpty, "\(setup.tunnels)")
     }
 
     @Test func noProxyNamesTheHostsThatAreReachedDirectly() async throws {
         let setup = try await Proxied.start(credentials: "")
         defer { setup.stop() }
-        let (cli, resource, proxy) = (setup.cli, setup.resource, setup.proxy)
-        for exception in ["127.0.0.1", "127.0.0.0/8", "*"] {
-            let result = try await cli.with([
-                "HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com, \(exception)",
-            ]).run(["request", "dev", resource])
-            #expect(result.status == 0, "\(exception): \(result.stderr)")
-        }
-        #expect(setup.tunnels.isEmpty)
+        let (cli, proxy) = (setup.cli, setup.proxy)
+        let token = try await cli.run(["token", "dev"]).trimmedOutput
+        let proxyURL = "http://127.0.0.1:\(proxy.port)"
 
-        let through = try await cli.with([
-            "HTTP_PROXY": "http://127.0.0.1:\(proxy.port)", "NO_PROXY": "example.com,10.0.0.0/8",
-        ]).run(["request", "dev", resource])
-        #expect(through.status == 0, "\(through.stderr)")
-        #expect(setup.tunnels.count == 1)
+        // Sent directly, `resource.test` does not resolve: the request fails and the proxy sees nothing.
+        for exception in ["resource.test", ".test", "example.com, *.test", "*"] {
+            let transport = AsyncHTTPClientTransport(
+                configuration: HTTPTransportConfiguration(timeout: .seconds(5)),
+                proxies: ProxyEnvironment(environment: ["http_proxy": proxyURL, "NO_PROXY": exception])
+            )
+            await #expect(throws: TransportError.self, "\(exception)") {
+                try await transport.send(setup.resourceRequest(token: token), body: nil)
+            }
+            try await transport.shutdown()
+        }
+        #expect(setup.tunnels.isEmpty, "\(setup.tunnels)")
+
+        // Neither a name nor a range that matches, and `*` in a list, which means nothing there (as in curl).
+        let transport = AsyncHTTPClientTransport(
+            proxies: ProxyEnvironment(environment: ["http_proxy": proxyURL, "NO_PROXY": "example.com,10.0.0.0/8,*"])
+        )
+        let (response, _) = try await transport.send(setup.resourceRequest(token: token), body: nil)
+        try await transport.shutdown()
+        #expect(response.status == .ok)
+        #expect(setup.tunnels == ["CONNECT \(setup.namedAuthority) authorized"], "\(setup.tunnels)")
     }
 
     @Test func aProxyThatRefusesTheCredentialsFailsTheRequestWithoutSendingIt() async throws {
         let setup = try await Proxied.start(credentials: "ada:right")
         defer { setup.stop() }
-        let (cli, resource, proxy) = (setup.cli, setup.resource, setup.proxy)
+        let (cli, proxy) = (setup.cli, setup.proxy)
         let token = try await cli.run(["token", "dev"]).trimmedOutput
         let before = await cli.provider.admin.counters()
 
-        let result = try await cli.with(["http_proxy": "http://ada:wrong-s3cret@127.0.0.1:\(proxy.port)"])
-            .run(["request", "dev", resource])
+        let result = try await cli.with(["https_proxy": "http://ada:wrong-s3cret@127.0.0.1:\(proxy.port)"])
+            .run(["request", "dev", "https://\(setup.namedAuthority)/resource"])
 
         #expect(result.status != 0)
+        #expect(result.stderr.contains("refused its credentials"), "\(result.stderr)")
+        #expect(result.stderr.contains("https_proxy"), "\(result.stderr)")
         let after = await cli.provider.admin.counters()
         #expect(after.requests(to: .resource) == before.requests(to: .resource))
-        #expect(setup.tunnels.allSatisfy { $0.hasSuffix(" refused") })
+        #expect(!setup.tunnels.isEmpty)
+        #expect(setup.tunnels.allSatisfy { $0 == "CONNECT \(setup.namedAuthority) refused" }, "\(setup.tunnels)")
         #expect(!result.stderr.contains("wrong-s3cret"))
         #expect(!token.isEmpty && !result.stderr.contains(token))
     }
 
-    @Test func aProxyOfAKindTetherCannotUseIsNamedAndNothingGoesOutDirectly() async throws {
-        let cli = try await CLI.start()
-        defer { Task { await cli.stop() } }
-        #expect(try await cli.loginWithDeviceCode().status == 0)
-        let resource = cli.provider.url("/resource").absoluteString
+    @Test(arguments: [
+        ("https://ada:hunter2@127.0.0.1:9", "https_proxy names a https:// proxy"),
+        ("socks5://ada:hunter2@127.0.0.1:9", "https_proxy names a SOCKS proxy with credentials"),
+    ])
+    func aProxyOfAKindTetherCannotUseIsNamedAndNothingGoesOutDirectly(value: String, message: String) async throws {
+        let setup = try await Proxied.start(credentials: "")
+        defer { setup.stop() }
+        let cli = setup.cli
         let before = await cli.provider.admin.counters()
 
-        let result = try await cli.with(["http_proxy": "https://ada:hunter2@127.0.0.1:9"])
-            .run(["request", "dev", resource])
+        let result = try await cli.with(["https_proxy": value])
+            .run(["request", "dev", "https://\(setup.namedAuthority)/resource"])
 
         #expect(result.status != 0)
-        #expect(result.stderr.contains("http_proxy names a https:// proxy"), "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(!result.stderr.contains("hunter2"))
         let after = await cli.provider.admin.counters()
         #expect(after.requests(to: .resource) == before.requests(to: .resource))
+        #expect(setup.tunnels.isEmpty)
     }
 }
 
 extension StandInServers {
-    /// An HTTP proxy that answers only `CONNECT` and tunnels to the target; with credentials (`user:password`,
-    /// the second argument; empty for none) it wants them as `Proxy-Authorization: Basic` and answers 407
-    /// otherwise. Every request is a line in the log file (the first argument): `METHOD TARGET authorized|refused`.
+    /// An HTTP proxy that answers only `CONNECT` and tunnels to the target (a `.test` name is 127.0.0.1); with
+    /// credentials (`user:password`, the second argument; empty for none) it wants them as
+    /// `Proxy-Authorization: Basic` and answers 407 otherwise. Every request is a line in the log file (the first
+    /// argument): `METHOD TARGET authorized|refused`.
     static let connectProxy = #"""
         import base64, socket, sys, threading
 
@@ -177,8 +226,9 @@ extension StandInServers {
                 client.close()
                 return
             host, _, port = target.rpartition(":")
+            host = "127.0.0.1" if host.endswith(".test") else host.strip("[]")
             try:
-                upstream = socket.create_connection((host.strip("[]"), int(port)), timeout=10)
+                upstream = socket.create_connection((host, int(port)), timeout=10)
                 upstream.settimeout(None)
             except OSError:
                 client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")

@@ -19,13 +19,16 @@ struct ProxyEnvironmentTests {
         #expect(ProxyEnvironment(environment: ["HTTPS_PROXY": "  "]).isEmpty)
     }
 
-    @Test func theLowercaseNameWinsAndACGIProgramIgnoresUppercaseHTTPProxy() throws {
+    @Test func theLowercaseNameWinsAndUppercaseHTTPProxyIsNeverRead() throws {
         let both = ProxyEnvironment(environment: ["https_proxy": "low.example:1", "HTTPS_PROXY": "up.example:2"])
         #expect(both.proxy(scheme: "https", host: "x.example")?.host == "low.example")
+        // A CGI program finds a request's `Proxy:` header in HTTP_PROXY: curl reads only the lowercase name.
         let cgi = ProxyEnvironment(environment: ["HTTP_PROXY": "attacker.example:80", "REQUEST_METHOD": "GET"])
         #expect(cgi.proxy(scheme: "http", host: "x.example") == nil)
-        let plain = ProxyEnvironment(environment: ["HTTP_PROXY": "proxy.example:80"])
-        #expect(plain.proxy(scheme: "http", host: "x.example")?.host == "proxy.example")
+        let uppercase = ProxyEnvironment(environment: ["HTTP_PROXY": "proxy.example:80", "ALL_PROXY": "all.example"])
+        #expect(uppercase.proxy(scheme: "http", host: "x.example")?.host == "all.example")
+        let lowercase = ProxyEnvironment(environment: ["http_proxy": "proxy.example:80"])
+        #expect(lowercase.proxy(scheme: "http", host: "x.example")?.host == "proxy.example")
     }
 
     @Test func credentialsAreDecodedAndTheSchemeIsOptional() throws {
@@ -35,7 +38,18 @@ struct ProxyEnvironmentTests {
         #expect(proxy.username == "ada@corp" && proxy.password == "p:ss")
         let configuration = try #require(ProxyEnvironment.configuration(for: proxy))
         #expect(configuration.host == "::1" && configuration.port == 8080)
-        #expect(configuration.authorization != nil)
+        #expect(configuration.authorization == .basic(username: "ada@corp", password: "p:ss"))
+        #expect("\(proxy)" == "http://credentials@[::1]:8080 from https_proxy")
+    }
+
+    @Test func aSocksProxyWithCredentialsIsRefusedNotUsedWithoutThem() {
+        let proxy = ProxyEnvironment.parse("socks5h://ada:s3cret@socks.example", variable: "ALL_PROXY")
+        #expect(proxy.kind == .socksWithCredentials)
+        #expect(ProxyEnvironment.configuration(for: proxy) == nil)
+        #expect(!"\(proxy)".contains("s3cret") && !"\(proxy)".contains("ada"))
+        let plain = ProxyEnvironment.parse("socks5://socks.example:1081", variable: "ALL_PROXY")
+        #expect(plain.kind == .socks && plain.port == 1081)
+        #expect(ProxyEnvironment.configuration(for: plain) != nil)
     }
 
     @Test(arguments: [
@@ -70,10 +84,32 @@ struct ProxyEnvironmentTests {
         for host in proxied { #expect(proxies.proxy(scheme: "https", host: host) != nil, "\(host)") }
     }
 
-    @Test func anAsteriskInNoProxyTurnsEveryProxyOff() {
-        let proxies = ProxyEnvironment(environment: ["ALL_PROXY": "proxy.example:3128", "NO_PROXY": "a.example,*"])
-        #expect(proxies.isEmpty)
-        #expect(proxies.proxy(scheme: "https", host: "b.example") == nil)
+    @Test func anAsteriskAloneInNoProxyTurnsEveryProxyOffButMeansNothingInAList() {
+        let off = ProxyEnvironment(environment: ["ALL_PROXY": "proxy.example:3128", "NO_PROXY": " * "])
+        #expect(off.isEmpty)
+        #expect(off.proxy(scheme: "https", host: "b.example") == nil)
+        let listed = ProxyEnvironment(environment: ["ALL_PROXY": "proxy.example:3128", "NO_PROXY": "a.example,*"])
+        #expect(!listed.isEmpty)
+        #expect(listed.proxy(scheme: "https", host: "a.example") == nil)
+        #expect(listed.proxy(scheme: "https", host: "b.example") != nil)
+    }
+
+    @Test func thisMachineIsNeverReachedThroughAProxy() {
+        let proxies = ProxyEnvironment(environment: ["https_proxy": "proxy.example:3128", "http_proxy": "p.example"])
+        for host in ["localhost", "LOCALHOST", "127.0.0.1", "127.8.9.10", "::1", "[::1]"] {
+            #expect(proxies.proxy(scheme: "https", host: host) == nil, "\(host)")
+            #expect(proxies.proxy(scheme: "http", host: host) == nil, "\(host)")
+        }
+        for host in ["localhost.example", "128.0.0.1", "::2", "example.com"] {
+            #expect(proxies.proxy(scheme: "https", host: host) != nil, "\(host)")
+        }
+    }
+
+    @Test func aNameInNoProxyNeverMatchesAnAddress() {
+        let proxies = ProxyEnvironment(environment: ["https_proxy": "proxy.example:3128", "no_proxy": "1.7,0.0.1"])
+        #expect(proxies.proxy(scheme: "https", host: "10.0.1.7") != nil)
+        #expect(proxies.proxy(scheme: "https", host: "10.0.0.1") != nil)
+        #expect(proxies.proxy(scheme: "https", host: "host.1.7") == nil)
     }
 
     @Test func noProxyEntriesThatMeanNothingAreIgnored() {
@@ -100,7 +136,8 @@ extension ProxyEnvironmentTests {
             "\(proxies)", String(reflecting: proxies), "\(proxies.https.map { "\($0)" } ?? "")",
             String(reflecting: proxies.http as Any), dumped(proxies),
         ] {
-            #expect(!text.contains("s3cret-pass") && !text.contains("hunter2") && !text.contains("bob"), "\(text)")
+            #expect(!text.contains("s3cret-pass") && !text.contains("hunter2"), "\(text)")
+            #expect(!text.contains("ada") && !text.contains("bob"), "\(text)")
         }
         #expect("\(proxies)".contains("proxy.example:3128"))
     }

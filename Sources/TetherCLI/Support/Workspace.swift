@@ -78,7 +78,7 @@ struct Workspace: Sendable {
     }
 
     /// The transport for every request `tether` sends: AsyncHTTPClient, through the proxies the environment names
-    /// (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, read as curl reads them; see ``ProxyEnvironment``).
+    /// (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`, read as curl reads them; see ``ProxyEnvironment``).
     ///
     /// Not Foundation's URLSession: on Linux it keeps a core about half busy while it waits for an answer
     /// (measured: 2.2–3.2 s of CPU for one request answered after 5 s), and linking it (FoundationNetworking, with
