@@ -76,6 +76,12 @@ enum FastCommand: Equatable {
                 format = json ? .json : .token
             }
             let positionals = parsed.positionals
+            // `tether token --format bazel get`: an operation where the name would be (see the full command's
+            // `TokenRequest.arranged`) is for `tether-cli` to read.
+            let operationWords: Set<String> = ["get", "store", "forget"]
+            if format == .bazel || format == .terraform, let first = positionals.first, operationWords.contains(first) {
+                return nil
+            }
             return .token(
                 TokenCall(
                     connection: positionals.first,

@@ -89,6 +89,40 @@ struct CLITests {
         #expect(try await cli.run(["logout", "dev"]).status == 0, "a second logout failed")
     }
 
+    @Test func aHomeThatIsAFileIsNamedAsTheProblemNotTheKey() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        let file = cli.home.deletingLastPathComponent().appendingPathComponent("home-\(UUID().uuidString)")
+        try Data("not a folder".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let status = try await cli.with(["TETHER_HOME": file.path]).run(["status"])
+        #expect(status.status == 5, "\(status.stderr)")
+        #expect(status.stderr.contains("is not a folder"), "\(status.stderr)")
+        #expect(status.stderr.contains("Point TETHER_HOME"), "\(status.stderr)")
+        #expect(!status.stderr.contains("TETHER_VAULT_KEY"), "\(status.stderr)")
+        #expect(try Data(contentsOf: file) == Data("not a folder".utf8))
+    }
+
+    @Test func logoutOfAMistypedNameSaysSoAndSignsNothingOut() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+
+        let typo = try await cli.run(["logout", "dve"])
+        #expect(typo.status == 3, "\(typo.stderr)")
+        #expect(typo.stderr.contains("no connection named 'dve'"), "\(typo.stderr)")
+        #expect(typo.stderr.contains("The connections are dev"), "\(typo.stderr)")
+        #expect(!typo.stderr.contains("Signed out"))
+        #expect(try await cli.status().first?["state"] as? String == "connected")
+
+        // Forgotten before: the same error, and still nothing changes.
+        #expect(try await cli.run(["logout", "dev", "--forget"]).status == 0)
+        let again = try await cli.run(["logout", "dev", "--forget"])
+        #expect(again.status == 3, "\(again.stderr)")
+        #expect(again.stderr.contains("There are no connections"), "\(again.stderr)")
+    }
+
     @Test func aTamperedVaultGivesAClearErrorAndTheFileIsLeftUntouched() async throws {
         let cli = try await CLI.start()
         defer { Task { await cli.stop() } }

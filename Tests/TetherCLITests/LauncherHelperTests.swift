@@ -36,6 +36,11 @@ struct LauncherHelperTests {
             input: #"{"uri":"https://elsewhere.example/x"}"#
         ),
         Request(arguments: ["token", "dev", "--format", "bazel", "get"], input: "not json", fast: false),
+        Request(
+            arguments: ["token", "--format", "bazel", "get", "--host", "api.example.com"],
+            input: #"{"uri":"https://api.example.com/artifacts/x"}"#,
+            fast: false
+        ),
         Request(arguments: [
             "token", "dev", "--format", "terraform", "get", "App.Terraform.io", "--host", "app.terraform.io",
         ]),

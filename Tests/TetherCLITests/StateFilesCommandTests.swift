@@ -58,7 +58,14 @@ struct StateFilesCommandTests {
         defer { Task { await cli.stop() } }
         try FileManager.default.createDirectory(at: cli.home, withIntermediateDirectories: true)
         #expect(chmod(cli.home.path, 0o700) == 0)
-        for arguments in [["status"], ["status", "--json"], ["calendar", "sources"], ["token", "nope"]] {
+        // And the commands that would write, had they found something to do.
+        let commands = [
+            ["status"], ["status", "--json"], ["calendar", "sources"], ["token", "nope"], ["calendar", "events"],
+            ["calendar", "flights"], ["calendar", "trips"], ["calendar", "calendars"], ["calendar", "sync"],
+            ["logout"], ["logout", "--all"], ["logout", "nope"], ["calendar", "select", "nope", "--all"],
+            ["request", "nope", "https://api.example.com/"],
+        ]
+        for arguments in commands {
             let result = try await cli.run(arguments)
             #expect([0, 3].contains(result.status), "\(arguments): \(result.stderr)")
         }

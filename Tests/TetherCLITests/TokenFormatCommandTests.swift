@@ -61,5 +61,17 @@ struct TokenFormatCommandTests {
         #expect(store.status == 0 && store.stdout.isEmpty)
         #expect(try await cli.run(terraform + ["forget", "app.example.com"]).status == 0)
         #expect(try await cli.run(["token", "dev", "get"]).status == 2)
+
+        // Without a name (the only connection), the operation comes first, as a tool runs the helper.
+        let unnamedBazel = try await cli.run(
+            ["token", "--format", "bazel", "--host", "cache.example.com", "get"],
+            input: #"{"uri":"https://cache.example.com/cas/abc"}"#
+        )
+        #expect(unnamedBazel.stdout == bazel.stdout, "\(unnamedBazel.stderr)")
+        let unnamedTerraform = try await cli.run(
+            ["token", "--format", "terraform", "--host", "app.example.com", "get", "app.example.com"]
+        )
+        #expect(unnamedTerraform.trimmedOutput == "{\"token\":\"\(token)\"}", "\(unnamedTerraform.stderr)")
+        #expect(try await cli.run(["token", "--format", "terraform", "forget", "app.example.com"]).status == 0)
     }
 }

@@ -82,7 +82,7 @@ struct CalendarCalendarsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        let workspace = try Workspace(global, createsHome: false)
         let sources = try CalendarSources(workspace: workspace)
         try sources.requireAny()
         let profiles = try source.map { [try sources.profile(named: $0)] } ?? sources.profiles

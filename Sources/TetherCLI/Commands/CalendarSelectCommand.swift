@@ -51,7 +51,7 @@ struct CalendarSelectCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        let workspace = try Workspace(global, createsHome: false)
         let sources = try CalendarSources(workspace: workspace)
         var profile = try sources.profile(named: source)
         let selection: CalendarSelection

@@ -64,7 +64,7 @@ struct CalendarSyncCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        let workspace = try Workspace(global, createsHome: false)
         let sources = try CalendarSources(workspace: workspace)
         try sources.requireAny()
         var sessions: [Session] = []

@@ -25,11 +25,14 @@ struct DevProviderCommand: AsyncParsableCommand {
               error:ENDPOINT=N         the next N requests answer 503
               rate-limit:ENDPOINT=N    the next N answer 429, Retry-After: 1
               drop:ENDPOINT=N          the next N connections close unanswered
-              drop-answer:ENDPOINT=N   the next N requests take effect (a refresh rotates its token), then
-                                       their connections close unanswered
-              random:ENDPOINT=PERCENT  PERCENT of the requests get a fault drawn at random: a 5xx, a 429, a
-                                       dropped connection, a dropped answer or up to 1.5 s of latency
-                                       (seeded by --fault-seed, so a run can be repeated)
+              drop-answer:ENDPOINT=N   the next N requests take effect (a refresh
+                                       rotates its token), then their
+                                       connections close unanswered
+              random:ENDPOINT=PERCENT  PERCENT of the requests get a fault drawn
+                                       at random: a 5xx, a 429, a dropped
+                                       connection, a dropped answer or up to
+                                       1.5 s of latency (seeded by --fault-seed,
+                                       so a run can be repeated)
               skew=SECONDS             issued JWTs carry times off by SECONDS
               interaction-required=N   the next N refreshes need interaction
             ENDPOINT is one of discovery, jwks, authorize, token, revoke, device_authorization, device, userinfo, \
@@ -44,7 +47,8 @@ struct DevProviderCommand: AsyncParsableCommand {
               tether dev-provider
               tether dev-provider --port 0 --access-token-lifetime 30 --jwt-access-tokens
               tether dev-provider --fault error:token=3 --fault latency:token=800
-              tether dev-provider --access-token-lifetime 2 --reuse-grace-period 60 --fault random:token=30
+              tether dev-provider --access-token-lifetime 2 --reuse-grace-period 60 \\
+                  --fault random:token=30
             """
     )
 

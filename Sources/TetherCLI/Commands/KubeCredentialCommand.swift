@@ -17,11 +17,14 @@ struct KubeCredentialCommand: AsyncParsableCommand {
             true) and standard error is a terminal: when the connection needs it, it exits 3 and kubectl shows \
             the line that names the `tether login` to run.
 
-            --print-kubeconfig-user prints the users entry to paste into a kubeconfig.
+            --print-kubeconfig-user prints the users entry to paste under a kubeconfig's `users:` (it starts \
+            with its own `users:` line: appending it to a file that has users would hide them). kubectl adds the \
+            same entry without editing the file by hand, as below.
 
             EXAMPLES
-              tether kube-credential --print-kubeconfig-user work >> ~/.kube/config
-              kubectl config set-credentials work --exec-api-version=client.authentication.k8s.io/v1 \\
+              tether kube-credential --print-kubeconfig-user work
+              kubectl config set-credentials work \\
+                  --exec-api-version=client.authentication.k8s.io/v1 \\
                   --exec-command=tether --exec-arg=kube-credential --exec-arg=work \\
                   --exec-interactive-mode=Never
             """

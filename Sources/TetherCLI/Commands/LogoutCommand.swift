@@ -13,7 +13,8 @@ struct LogoutCommand: AsyncParsableCommand {
             the tokens were deleted here but not revoked, and why, and still exits 0), then deletes the connection's record — tokens and \
             account — from the vault. The connection's settings stay in connections.json, so \
             `tether login NAME` signs in again with them; --forget removes them too, with the connection's cached \
-            calendar events. Running it twice is fine.
+            calendar events. Running it twice is fine; a name with neither settings nor a record (mistyped, or \
+            forgotten before) is an error that exits 3 and changes nothing.
 
             EXAMPLES
               tether logout
@@ -38,7 +39,7 @@ struct LogoutCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        let workspace = try Workspace(global, createsHome: false)
         var names: [String]
         if all {
             var known = Set(try workspace.profiles.names())
@@ -78,6 +79,20 @@ struct LogoutCommand: AsyncParsableCommand {
                 try await workspace.store.delete(id)
             }
         } else {
+            // Neither settings nor a record: a mistyped name, or one forgotten before. Saying "signed out" would
+            // leave the person believing a connection they still have is gone.
+            let record: Bool
+            do { record = try await workspace.store.read(id) != nil } catch { record = true }
+            guard record else {
+                let known = (try? workspace.profiles.names()) ?? []
+                throw CLIFailure(
+                    .needsSignIn,
+                    "There is no connection named '\(name)'; nothing was signed out",
+                    fix: known.isEmpty
+                        ? "There are no connections"
+                        : "The connections are \(known.joined(separator: ", ")); `tether status` lists them"
+                )
+            }
             try await workspace.store.delete(id)
         }
         workspace.statusFile.clear(name)

@@ -75,7 +75,7 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let workspace = try Workspace(global)
+        let workspace = try Workspace(global, createsHome: false)
         let connection = arguments.count == 2 ? arguments[0] : nil
         let urlText = arguments[arguments.count - 1]
         guard let url = URL(string: urlText), let scheme = url.scheme?.lowercased(),

@@ -32,7 +32,8 @@ struct StatusCommand: AsyncParsableCommand {
               tether status
               tether status --check
               tether status --json | jq -r '.[] | select(.state != "connected") | .name'
-              tether status --json --expiring-within 30d | jq -r '.[] | select(.expiresSoon) | .name'
+              tether status --json --expiring-within 30d |
+                  jq -r '.[] | select(.expiresSoon) | .name'
             """
     )
 

@@ -13,7 +13,8 @@ struct TokenCommand: AsyncParsableCommand {
             (`$(tether token)` puts it in the process list, where other users can read it).
 
             EXAMPLES
-              tether token | sed 's/^/Authorization: Bearer /' | curl -H @- https://api.example.com/me
+              tether token | sed 's/^/Authorization: Bearer /' |
+                  curl -H @- https://api.example.com/me
               tether request https://api.example.com/me
               tether token calendar --force-refresh
               tether token --json | jq -r .expiresAt
@@ -25,8 +26,10 @@ struct TokenCommand: AsyncParsableCommand {
               json       {name, accessToken, tokenType, expiresAt} (also --json)
               header     Authorization: Bearer TOKEN
               env        export TETHER_TOKEN='TOKEN', to be eval'ed (--variable names it)
-              bazel      a Bazel credential helper's answer; with `get`, the request is read from standard input
-              terraform  a Terraform credentials helper's answer; `get HOST` answers {} unless --host names HOST
+              bazel      a Bazel credential helper's answer; with `get`, the request
+                         is read from standard input
+              terraform  a Terraform credentials helper's answer; `get HOST`
+                         answers {} unless --host names HOST
             See docs/credential-helpers.md for git, kubectl, docker, Bazel and Terraform.
             """
     )
@@ -71,6 +74,10 @@ struct TokenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let format = try resolvedFormat()
+        let (connection, operation, operationHost) = TokenRequest.arranged(
+            (self.connection, self.operation, self.operationHost),
+            format: format
+        )
         let request = try TokenRequest.read(format: format, operation: operation, host: operationHost, hosts: hosts)
         guard case .token = request else {
             if case .answer(let text) = request, !text.isEmpty { Terminal().out(text) }

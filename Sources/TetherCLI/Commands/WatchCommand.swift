@@ -36,7 +36,8 @@ struct WatchCommand: AsyncParsableCommand {
             EXAMPLES
               tether watch
               tether watch --json | jq -c 'select(.state == "needs-sign-in")'
-              tether watch --exec 'notify-send "tether: $TETHER_CONNECTION" "$TETHER_STATUS $TETHER_MESSAGE"'
+              tether watch --exec \\
+                'notify-send "tether: $TETHER_CONNECTION" "$TETHER_STATUS $TETHER_MESSAGE"'
             """
     )
 

@@ -22,9 +22,9 @@ struct DemoCommand: AsyncParsableCommand {
               6. the grant is revoked: needs sign-in, with the account as hint
               7. sign in again with the hint
               8. sign out: revoked at the provider, nothing left in the vault
-              9. two calendar sources (Google Calendar API for ada, Microsoft Graph for grace)
-                 load; grace's grant is revoked: that source needs sign-in and shows its
-                 cached events, marked stale, while ada's keeps loading
+              9. two calendar sources (Google Calendar API for ada, Microsoft Graph for
+                 grace) load; grace's grant is revoked: that source needs sign-in and
+                 shows its cached events, marked stale, while ada's keeps loading
 
             Exits 0 when every step behaved as expected; otherwise 1, naming the step that failed.
 

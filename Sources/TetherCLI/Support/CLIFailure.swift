@@ -108,10 +108,15 @@ struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 // The message names the key file and the records folder, and says how to recover.
                 return CLIFailure(.configuration, strip(error.message))
             case .invalidConfiguration:
+                // A folder of the home that is not a folder, not the user's or writable by others: the key is not
+                // the problem.
+                let folder = error.message.hasPrefix("The private folder")
                 return CLIFailure(
                     .configuration,
                     strip(error.message),
-                    fix: "Check TETHER_VAULT_KEY (the base64 encoding of 32 bytes) and TETHER_HOME"
+                    fix: folder
+                        ? "Point TETHER_HOME to a folder of yours that nobody else can write, or to none yet"
+                        : "Check TETHER_VAULT_KEY (the base64 encoding of 32 bytes) and TETHER_HOME"
                 )
             default:
                 return CLIFailure(.failure, strip(error.message), fix: "Check TETHER_HOME and its permissions")

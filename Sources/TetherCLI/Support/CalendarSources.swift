@@ -204,7 +204,7 @@ struct CalendarSources: Sendable {
         window: CalendarWindowOptions,
         show: (Fetch, DateInterval, Workspace) throws -> Void
     ) async throws {
-        let workspace = try Workspace(global)
+        let workspace = try Workspace(global, createsHome: false)
         let interval = try window.window()
         let sources = try CalendarSources(workspace: workspace)
         try sources.requireAny()

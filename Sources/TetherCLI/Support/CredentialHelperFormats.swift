@@ -27,6 +27,30 @@ enum TokenRequest: Sendable, Equatable {
     /// Print this answer and no token (`{}` for a host the token must not go to), or nothing when empty.
     case answer(String)
 
+    /// The operations each helper format is asked.
+    static func operations(of format: TokenFormat) -> Set<String> {
+        switch format {
+        case .bazel: ["get"]
+        case .terraform: ["get", "store", "forget"]
+        default: []
+        }
+    }
+
+    /// The connection, operation and host of `tether token [NAME] [OPERATION [HOST]]`: a tool that runs the helper
+    /// without a connection name (the only connection, or `TETHER_CONNECTION`) puts its operation first, as in
+    /// `tether token --format bazel get`. A first word that is one of the format's operations, not followed by
+    /// another, is the operation; a connection named like an operation is named before it (`tether token get get`).
+    static func arranged(
+        _ words: (connection: String?, operation: String?, host: String?),
+        format: TokenFormat
+    ) -> (connection: String?, operation: String?, host: String?) {
+        let operations = operations(of: format)
+        guard let first = words.connection, operations.contains(first), words.host == nil,
+            words.operation.map({ !operations.contains($0) }) ?? true
+        else { return words }
+        return (nil, first, words.operation)
+    }
+
     /// Reads the operation of a Bazel or Terraform helper call; standard input only for the operations that
     /// have one.
     static func read(
