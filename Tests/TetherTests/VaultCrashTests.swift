@@ -68,9 +68,12 @@ struct VaultCrashTests {
     @Test func leaseIsExclusiveAcrossProcesses() async throws {
         let fixture = VaultFixture()
         defer { fixture.remove() }
-        // The probe holds the lease for 5 s: far longer than the gap between its "held" and the attempt below, even
-        // on a loaded machine (with 0.5 s a loaded run once saw the lease already released).
-        let probe = try ProbeProcess.launch(["hold-lease", fixture.directory.path, "google", "5000"], key: fixture.key)
+        // The probe holds the lease until its standard input closes: however loaded the machine, the lease is
+        // still held when this process asks for it (a fixed hold of 5 s once ran out first under load).
+        let probe = try ProbeProcess.launch(
+            ["hold-lease", fixture.directory.path, "google", "input"],
+            key: fixture.key
+        )
         defer { probe.kill() }
         try #require(try await probe.waitForLine("held", timeout: .seconds(10)), "the probe did not take the lease")
 
@@ -78,6 +81,7 @@ struct VaultCrashTests {
         await #expect(throws: CredentialStoreError.leaseTimeout) {
             try await store.acquireRefreshLease(for: "google", timeout: .milliseconds(50))
         }
+        probe.closeInput()
         let lease = try await store.acquireRefreshLease(for: "google", timeout: .seconds(20))
         #expect(await probe.waitForExit(timeout: .seconds(10)))
         #expect(probe.process.terminationStatus == 0)

@@ -17,8 +17,9 @@ struct StatusCommand: AsyncParsableCommand {
             --json prints an array of objects with the keys name, provider, account, state, expiresAt, \
             lastRefresh (ISO 8601, or null), lastError (or null), detail (or null), store (the vault's folder, or \
             the PostgreSQL URL without its password), grantEndsAt (ISO 8601, or null), grantEnd (inactivity, \
-            absolute, or null), grantNote (why, or null), lastUsed (the last refresh, ISO 8601, or null) and \
-            expiresSoon (true when the grant ends within --expiring-within), and nothing else on standard output.
+            absolute, or null), grantNote (why, or null), lastUsed (the last refresh or the sign-in, ISO 8601, or \
+            null) and expiresSoon (true when the grant ends within --expiring-within), and nothing else on \
+            standard output.
 
             The grant's end comes from the provider's refresh_token_expires_in and the preset's rules (Microsoft \
             ends a grant unused for 90 days, Google one unused for 6 months) or the connection's own \
@@ -350,7 +351,8 @@ struct StatusRow: Encodable {
         try container.encode(Format.iso8601(grantEnd?.date), forKey: .grantEndsAt)
         try container.encode(grantEnd?.kind.rawValue, forKey: .grantEnd)
         try container.encode(grantEnd?.note, forKey: .grantNote)
-        try container.encode(Format.iso8601(grantEnd?.lastUsed), forKey: .lastUsed)
+        // The grant's last use is its last token response, whether or not any rule says when the grant ends.
+        try container.encode(Format.iso8601(grantEnd?.lastUsed ?? lastRefresh), forKey: .lastUsed)
         try container.encode(grantEnd?.isSoon ?? false, forKey: .expiresSoon)
     }
 }

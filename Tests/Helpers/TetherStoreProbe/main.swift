@@ -18,7 +18,7 @@ case "hold-postgres-lease": status = await holdPostgresLease(subcommandArguments
 #endif
 default:
     probeFail(
-        "usage: TetherStoreProbe write-loop <dir> <connection-id> <count> | hold-lease <dir> <id> <millis>"
+        "usage: TetherStoreProbe write-loop <dir> <connection-id> <count> | hold-lease <dir> <id> <millis|input>"
             + " | refresh-loop <dir> <issuer-state> <id> <seconds> <lifetime-ms>"
             + " | read-record <dir> <id> | hold-keychain-lease <lease-dir> <service> <id>"
             + " | hold-postgres-lease <url> <tenant> <id> <lease-seconds>"
