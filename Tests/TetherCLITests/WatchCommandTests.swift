@@ -126,6 +126,20 @@ struct WatchCommandTests {
         #expect(result.stderr.contains("exec-ran-here"))
     }
 
+    @Test func aNameWithNoConnectionIsSaidAtTheStart() async throws {
+        let cli = try await CLI.start()
+        defer { Task { await cli.stop() } }
+        #expect(try await cli.loginWithDeviceCode().status == 0)
+        let output = cli.home.deletingLastPathComponent().appendingPathComponent("watch-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: output) }
+
+        let watch = try Self.startWatch(cli, ["dve"], output: output)
+        defer { watch.kill() }
+        let line = try await watch.waitForErrorLine(timeout: .seconds(20)) { $0.contains("No connection is named") }
+        #expect(line.contains("'dve'") && line.contains("the connections are dev"), "\(line)")
+        _ = try await watch.waitForErrorLine(timeout: .seconds(20)) { $0.contains("Watching 0 connection") }
+    }
+
     @Test func signingInAndOutAreChangesToo() async throws {
         let cli = try await CLI.start()
         defer { Task { await cli.stop() } }

@@ -75,6 +75,17 @@ struct WatchCommand: AsyncParsableCommand {
         let polled: Bool
         if case .postgres = workspace.location { polled = true } else { polled = false }
         let store = workspace.location.displayName(home: workspace.home)
+        if let connection, known.isEmpty {
+            // A mistyped name would otherwise be watched, silently, forever.
+            let names = (try? workspace.profiles.names()) ?? []
+            let list = names.joined(separator: ", ")
+            let others = names.isEmpty ? "there are no connections yet" : "the connections are \(list)"
+            workspace.terminal.err(
+                UntrustedText.forTerminal(
+                    "No connection is named '\(connection)' (\(others)); watching for one to appear."
+                )
+            )
+        }
         workspace.terminal.err("Watching \(known.count) connection(s) in \(store). Ctrl-C ends.")
 
         // Files say when a process changed something; time alone brings a grant's end closer, so the watch also
