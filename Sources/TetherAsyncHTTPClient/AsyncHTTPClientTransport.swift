@@ -231,8 +231,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         target: String,
         proxy: ProxyEnvironment.Proxy
     ) -> TransportError? {
-        let host = proxy.host.contains(":") ? "[\(proxy.host)]" : proxy.host
-        let named = "the proxy \(host):\(proxy.port) (from \(proxy.variable))"
+        let named = "the proxy \(proxy.address) (from \(proxy.variable))"
         if let error = error as? HTTPClientError {
             switch error {
             case .proxyAuthenticationRequired:

@@ -45,6 +45,9 @@ public struct ProxyEnvironment: Sendable, Hashable {
         var password: String?
         /// The variable it came from, for error messages (the value may hold a password, so it is never shown).
         var variable: String
+
+        /// `host:port`, an IPv6 host in brackets.
+        var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     }
 
     var https: Proxy?
@@ -227,12 +230,11 @@ extension ProxyEnvironment: CustomStringConvertible, CustomDebugStringConvertibl
 extension ProxyEnvironment.Proxy: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     var description: String {
         let credentials = username == nil && password == nil ? "" : "credentials@"
-        let host = host.contains(":") ? "[\(host)]" : host
         switch kind {
-        case .http: return "http://\(credentials)\(host):\(port) from \(variable)"
-        case .socks: return "socks5://\(credentials)\(host):\(port) from \(variable)"
+        case .http: return "http://\(credentials)\(address) from \(variable)"
+        case .socks: return "socks5://\(credentials)\(address) from \(variable)"
         case .unsupported(let scheme): return "\(scheme):// (not supported) from \(variable)"
-        case .socksWithCredentials: return "socks5://credentials@\(host):\(port) (not supported) from \(variable)"
+        case .socksWithCredentials: return "socks5://credentials@\(address) (not supported) from \(variable)"
         case .malformed: return "not a proxy URL, from \(variable)"
         }
     }
