@@ -40,6 +40,7 @@ let package = Package(
         // `tether` answers a fresh token itself and runs `tether-cli`, installed beside it, for everything else.
         .executable(name: "tether", targets: ["TetherLauncher"]),
         .executable(name: "tether-cli", targets: ["TetherCLI"]),
+        .executable(name: "tether-calendar", targets: ["TetherCalendarTool"]),
     ],
     // What an app does not need is behind a trait: a package that depends on Tether with `traits: []` resolves only
     // swift-log, swift-crypto (with swift-asn1) and swift-http-types (SE-0450; SwiftPM 6.2 leaves dependencies that
@@ -263,6 +264,7 @@ let package = Package(
             name: "TetherCLI",
             dependencies: [
                 "Tether",
+                "TetherCommandSupport",
                 "TetherCalendar",
                 "TetherFlights",
                 "TetherOAuth",
@@ -293,6 +295,31 @@ let package = Package(
                 )
             ]
         ),
+        // What `tether-cli` and `tether-calendar` share: the profiles, the terminal, the calendar sources and the
+        // calendar sync's run. No argument parser, JWT, PostgreSQL or Hummingbird: `tether-calendar` links it alone.
+        .target(
+            name: "TetherCommandSupport",
+            dependencies: [
+                "Tether",
+                "TetherCalendar",
+                "TetherOAuth",
+                "TetherAsyncHTTPClient",
+                .httpTypes,
+                .logging,
+            ]
+        ),
+        // `tether-calendar`: `tether calendar sync` in a process that links only what the sync needs, which the
+        // launcher runs for it. It hands everything else, and any refresh, to `tether-cli` (docs/decisions.md §49).
+        .executableTarget(
+            name: "TetherCalendarTool",
+            // Dynamically linked and position-independent, as `tether-cli`: it parses what calendars send, and it
+            // resolves host names with the system's glibc (docs/decisions.md §49).
+            dependencies: [
+                "TetherCommandSupport", "Tether", "TetherCalendar", "TetherAsyncHTTPClient", "CMallocTuning", .logging,
+            ]
+        ),
+        // glibc's `mallopt`, which the Glibc module does not export, for `tether-calendar`.
+        .target(name: "CMallocTuning"),
         // A helper process for the stores' crash and cross-process tests (see Tests/TetherTests/VaultCrashTests.swift
         // and Tests/TetherKeychainTests/KeychainLeaseProcessTests.swift).
         .executableTarget(
@@ -488,6 +515,9 @@ let package = Package(
             name: "TetherCLITests",
             dependencies: [
                 "TetherCLI",
+                "TetherCommandSupport",
+                // `tether calendar sync`'s own process, which the launcher runs (LauncherCalendarSyncTests).
+                "TetherCalendarTool",
                 // The `tether` launcher its command tests run (it runs `tether-cli` beside it).
                 "TetherLauncher",
                 "SignInAndCall",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tether
+import TetherCommandSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -168,9 +169,6 @@ struct TetherCommand: AsyncParsableCommand {
     }
 
     static func report(_ failure: CLIFailure, terminal: Terminal) {
-        let style = Style(enabled: terminal.colors(onStandardError: true))
-        // Messages carry text from providers and stores (an error description, a calendar's name): made safe here.
-        let text = UntrustedText.forTerminal(failure.description)
-        terminal.err("\(style.red("tether:")) \(text.hasSuffix(".") ? text : text + ".")")
+        terminal.report(failure)
     }
 }

@@ -8,6 +8,20 @@ import Darwin
 enum FullTool {
     /// The full tool's file name.
     static let name = "tether-cli"
+    /// The file name of `tether calendar sync`'s own executable (docs/decisions.md §49).
+    static let calendarSyncName = "tether-calendar"
+
+    /// Replaces this process with `tether-calendar` beside this executable for `tether calendar sync`, when it is
+    /// installed there; returns when it is not (a debug build of only some products, an install without it).
+    static func runCalendarSync(_ arguments: [String]) {
+        guard arguments.count >= 3, arguments[1] == "calendar", arguments[2] == "sync",
+            let path = path(of: calendarSyncName), access(path, X_OK) == 0
+        else { return }
+        var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
+        pointers.append(nil)
+        execv(path, pointers)
+        // It could not be run after all: `tether-cli` runs the same command.
+    }
 
     /// Replaces this process with `tether-cli` beside this executable, with the same arguments (the first one
     /// included, so that it names itself `tether`) and the same environment; the process keeps its id, its open
@@ -27,11 +41,11 @@ enum FullTool {
         LauncherOutput.exit(1)
     }
 
-    /// `tether-cli` in the folder of this executable (`/proc/self/exe` where it exists, else the command line's
+    /// `tether-cli` (or another file) in the folder of this executable (`/proc/self/exe` where it exists, else the command line's
     /// first word when it names a file by path).
-    static func path() -> String? {
+    static func path(of file: String = name) -> String? {
         guard let executable = currentExecutable(), let slash = executable.lastIndex(of: "/") else { return nil }
-        return String(executable[...slash]) + name
+        return String(executable[...slash]) + file
     }
 
     static func currentExecutable() -> String? {

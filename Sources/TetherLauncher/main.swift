@@ -9,6 +9,9 @@ import Foundation
 // paths behave alike. See FastPath.swift and docs/decisions.md, "A launcher for fresh tokens".
 
 let arguments = CommandLine.arguments
+// `tether calendar sync` has a process of its own, which hands to `tether-cli` what it does not do itself: run it
+// before anything else is read.
+FullTool.runCalendarSync(arguments)
 let environment = ProcessInfo.processInfo.environment
 if let request = FastCommand.match(arguments, environment: environment) {
     switch request.answer(environment: environment, now: Date()) {

@@ -1,5 +1,6 @@
 import Testing
 import Tether
+import TetherCommandSupport
 
 @testable import TetherCLI
 

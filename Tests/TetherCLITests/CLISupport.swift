@@ -1,6 +1,7 @@
 import Foundation
 import SignInTestSupport
 import Testing
+import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
 

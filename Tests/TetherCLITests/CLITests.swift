@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 import Tether
+import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
 import TetherURLSession

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherCommandSupport
 import TetherTestSupport
 
 /// `tether calendar flights --input`: the detector behind the command line, as a subprocess.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TetherCalendar
+import TetherCommandSupport
 
 @testable import TetherCLI
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
 import TetherURLSession

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherCommandSupport
 import TetherTestSupport
 
 /// The tools the credential helper suites drive, found on `PATH`; a suite that needs a missing one is skipped.

@@ -1,4 +1,5 @@
 import Testing
+import TetherCommandSupport
 import TetherDevProvider
 
 @testable import TetherCLI

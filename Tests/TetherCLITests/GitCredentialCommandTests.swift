@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
 

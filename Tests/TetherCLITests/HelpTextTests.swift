@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+import TetherCommandSupport
 
 @testable import TetherCLI
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Tether
+import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
 

@@ -1,4 +1,5 @@
 import Testing
+import TetherCommandSupport
 import TetherOAuth
 
 @testable import TetherCLI

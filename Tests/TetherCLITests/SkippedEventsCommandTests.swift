@@ -5,6 +5,7 @@ import NIOCore
 import ProviderTestSupport
 import SignInTestSupport
 import Testing
+import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 import Tether
 import TetherAsyncHTTPClient
+import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
 
@@ -14,11 +15,11 @@ import TetherTestSupport
 @Suite(.timeLimit(.minutes(3)))
 struct WorkspaceTransportTests {
     @Test func theTransportReadsTheProxiesOfTheEnvironmentItIsGiven() throws {
-        let direct = try #require(Workspace.transport(environment: [:]) as? Workspace.SharedAsyncTransport)
+        let direct = try #require(Workspace.transport(environment: [:]) as? CommandHome.SharedAsyncTransport)
         #expect(direct.proxies == .direct)
         let proxied = try #require(
             Workspace.transport(environment: ["HTTPS_PROXY": "http://127.0.0.1:3128"])
-                as? Workspace.SharedAsyncTransport
+                as? CommandHome.SharedAsyncTransport
         )
         #expect(proxied.proxies == ProxyEnvironment(environment: ["HTTPS_PROXY": "http://127.0.0.1:3128"]))
         #expect(!proxied.proxies.isEmpty)

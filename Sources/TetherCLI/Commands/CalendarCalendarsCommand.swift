@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherCalendar
+import TetherCommandSupport
 
 /// `tether calendar calendars`: every calendar of every calendar source (or of one), and which of them are read.
 struct CalendarCalendarsCommand: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TetherCommandSupport
 
 /// `tether calendar`: what the calendar connections hold.
 struct CalendarCommand: AsyncParsableCommand {

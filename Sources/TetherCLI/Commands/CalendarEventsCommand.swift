@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TetherCommandSupport
 
 /// `tether calendar events`: the events of every calendar source in a window.
 struct CalendarEventsCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TetherCalendar
+import TetherCommandSupport
 import TetherFlights
 
 /// `tether calendar flights`: the flights among the events of every calendar source, or among events given as

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherCalendar
+import TetherCommandSupport
 
 /// `tether calendar select`: choose the calendars a calendar source reads.
 struct CalendarSelectCommand: AsyncParsableCommand {

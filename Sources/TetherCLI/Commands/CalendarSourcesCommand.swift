@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TetherCommandSupport
 
 /// `tether calendar sources`: each calendar source and how its last fetch went, without network.
 struct CalendarSourcesCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherCalendar
+import TetherCommandSupport
 
 /// `tether calendar sync`: what a timer runs to keep calendar sources signed in and their cache current.
 struct CalendarSyncCommand: AsyncParsableCommand {
@@ -58,85 +59,14 @@ struct CalendarSyncCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (1...3600).contains(budget) else { throw ValidationError("--budget must be 1 to 3600 seconds") }
-        guard (0...1440).contains(lead) else { throw ValidationError("--lead must be 0 to 1440 minutes") }
-        guard (1...366).contains(days) else { throw ValidationError("--days must be 1 to 366") }
+        if let problem = syncRun.problem { throw ValidationError(problem) }
     }
+
+    /// The run these options ask for.
+    private var syncRun: CalendarSyncRun { CalendarSyncRun(budget: budget, lead: lead, days: days, json: json) }
 
     func run() async throws {
-        let workspace = try Workspace(global, createsHome: false)
-        let sources = try CalendarSources(workspace: workspace)
-        try sources.requireAny()
-        var sessions: [Session] = []
-        for profile in sources.profiles {
-            if case .success(let session) = await sources.open(profile) { sessions.append(session) }
-        }
-        let refresh = BackgroundRefresh(
-            sessions: sessions,
-            configuration: BackgroundRefresh.Configuration(lead: .seconds(lead * 60), reserve: .zero),
-            logger: workspace.logger
-        )
-        let report = await refresh.run(budget: .seconds(budget))
-        let start = CalendarDay(Date(), in: .current).start(in: .current)
-        let fetch = await sources.fetch(window: DateInterval(start: start, duration: Double(days) * 86_400))
-
-        var counts: [String: Int] = [:]
-        for event in fetch.events { counts[event.source.rawValue, default: 0] += 1 }
-        let lines = fetch.rows.map { row in
-            SyncLine(
-                name: row.name,
-                token: Self.word(report.outcomes[ConnectionID(row.name)]),
-                calendar: row.state,
-                events: counts[row.name] ?? 0
-            )
-        }
-        if json {
-            let document = SyncDocument(connections: lines, nextRun: Format.iso8601(report.nextRun) ?? "")
-            workspace.terminal.out(try CalendarOutput.encoder().encode(document))
-            workspace.terminal.out("")
-        } else {
-            let style = Style(enabled: workspace.terminal.colors(onStandardError: false))
-            var table = [Format.cells(["NAME", "TOKEN", "CALENDAR", "EVENTS"], style: style.bold)]
-            table += lines.map { Format.cells([$0.name, $0.token, $0.calendar, "\($0.events)"]) }
-            for line in Format.table(table) { workspace.terminal.out(line) }
-            workspace.terminal.out(
-                "Next run due \(Format.relative(report.nextRun)) (\(Format.iso8601(report.nextRun) ?? ""))."
-            )
-        }
-        sources.reportProblems(fetch.rows)
-        sources.reportSkipped(fetch.rows)
-        let tokenStatus: ExitStatus =
-            report.outcomes.values.contains { if case .needsSignIn = $0 { true } else { false } }
-            ? .needsSignIn : report.succeeded ? .success : .unavailable
-        let order: [ExitStatus] = [.needsSignIn, .configuration, .failure, .unavailable]
-        let status = order.first { $0 == tokenStatus || $0 == fetch.status } ?? .success
+        let status = try await syncRun.run(in: Workspace(global, createsHome: false))
         if status != .success { throw ExitCode(status.rawValue) }
     }
-
-    /// An outcome as one word of the table and the JSON.
-    static func word(_ outcome: BackgroundRefresh.Outcome?) -> String {
-        switch outcome {
-        case .fresh: "fresh"
-        case .refreshed: "refreshed"
-        case .notConnected: "not-connected"
-        case .needsSignIn: "needs-sign-in"
-        case .failed: "failed"
-        case .notReached: "not-reached"
-        case nil: "not-connected"
-        }
-    }
-}
-
-/// One source in `tether calendar sync`'s output. No token, ever.
-private struct SyncLine: Encodable {
-    var name: String
-    var token: String
-    var calendar: String
-    var events: Int
-}
-
-private struct SyncDocument: Encodable {
-    var connections: [SyncLine]
-    /// ISO 8601, in UTC.
-    var nextRun: String
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherCalendar
+import TetherCommandSupport
 import TetherFlights
 
 /// `tether calendar trips`: where the person will be, from the flights among the events of every calendar source.

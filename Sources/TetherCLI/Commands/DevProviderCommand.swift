@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TetherCommandSupport
 import TetherDevProvider
 
 struct DevProviderCommand: AsyncParsableCommand {

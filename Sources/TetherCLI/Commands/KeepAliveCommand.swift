@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tether
+import TetherCommandSupport
 
 /// `tether keep-alive [NAME…]`: refreshes the grants that would otherwise end of disuse.
 struct KeepAliveCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tether
+import TetherCommandSupport
 import TetherOAuth
 
 struct LoginCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherCalendar
+import TetherCommandSupport
 
 struct LogoutCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

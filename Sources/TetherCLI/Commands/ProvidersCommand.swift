@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TetherCommandSupport
 
 struct ProvidersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import CoreFoundation
 import Foundation
 import Tether
+import TetherCommandSupport
 import TetherPostgres
 
 #if canImport(Glibc)

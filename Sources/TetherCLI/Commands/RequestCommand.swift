@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import Tether
+import TetherCommandSupport
 
 struct RequestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tether
+import TetherCommandSupport
 
 struct TokenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import Tether
+import TetherCommandSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import Tether
+import TetherCommandSupport
 import TetherDevProvider
 import TetherOAuth
 

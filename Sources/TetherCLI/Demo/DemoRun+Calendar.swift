@@ -1,5 +1,6 @@
 import Foundation
 import Tether
+import TetherCommandSupport
 import TetherDevProvider
 import TetherOAuth
 

@@ -1,5 +1,6 @@
 import Foundation
 import Tether
+import TetherCommandSupport
 
 /// Prints the demo's timeline: steps, status changes with the time since the start, and notes.
 final class Timeline: Sendable {

@@ -1,15 +1,13 @@
 import Foundation
 import TetherCalendar
+import TetherCommandSupport
 import TetherFlights
 
 /// How `tether calendar events` and `tether calendar flights` print events: JSON for scripts, a table per day for
 /// people.
 enum CalendarOutput {
     static func encoder(includesAccount: Bool = false) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.userInfo[CalendarSourceRow.includesAccount] = includesAccount
-        return encoder
+        CalendarSourceRow.encoder(includesAccount: includesAccount)
     }
 
     /// An event's start and end as printed: ISO 8601 instants, or dates (`YYYY-MM-DD`, the end exclusive) for an

@@ -2,77 +2,16 @@ import ArgumentParser
 import Foundation
 import Tether
 import TetherCalendar
+import TetherCommandSupport
 
-/// The calendar APIs a connection can be read with (`tether login … --calendar`).
-enum CalendarAPI: String, Sendable, Codable, CaseIterable, ExpressibleByArgument {
-    case google
-    case microsoft
-
+extension CalendarAPI: ExpressibleByArgument {
     /// Reads the API from the command line, ignoring case.
-    init?(argument: String) {
+    public init?(argument: String) {
         self.init(rawValue: argument.lowercased())
-    }
-
-    /// The kind of source the library reads it with.
-    var kind: CalendarSourceKind {
-        switch self {
-        case .google: .google
-        case .microsoft: .microsoft
-        }
-    }
-
-    /// The real service: Google Calendar API v3 or Microsoft Graph v1.0.
-    var defaultBaseURL: URL {
-        switch self {
-        case .google: GoogleCalendarClient.Configuration.defaultBaseURL
-        case .microsoft: GraphCalendarClient.Configuration.defaultBaseURL
-        }
-    }
-
-    /// Where the development provider serves this API, under its issuer.
-    var developmentPath: String {
-        switch self {
-        case .google: "calendar/v3"
-        case .microsoft: "v1.0"
-        }
     }
 }
 
-/// What makes a connection a calendar source: the API it is read with, the API's base URL, and the calendars
-/// read (`tether calendar select`). Kept in the connection's profile; profiles written before calendars existed
-/// have none, and those written before calendars could be chosen read the default ones.
-struct CalendarSetting: Sendable, Codable, Equatable {
-    /// The API.
-    var api: CalendarAPI
-    /// The API's base URL, such as `https://www.googleapis.com/calendar/v3`.
-    var baseURL: URL
-    /// The calendars read; absent from the profile for the default, so that a profile that never chose stays as
-    /// it was written (its MAC covers its bytes).
-    var calendars: CalendarSelection?
-
-    init(api: CalendarAPI, baseURL: URL? = nil, calendars: CalendarSelection? = nil) {
-        self.api = api
-        self.baseURL = baseURL ?? api.defaultBaseURL
-        self.calendars = calendars?.isDefault == true ? nil : calendars
-    }
-
-    /// The calendars read.
-    var selection: CalendarSelection { calendars ?? .default }
-
-    private enum CodingKeys: String, CodingKey {
-        case api, baseURL, calendars
-    }
-
-    /// A missing base URL is the API's default; missing calendars are the default ones.
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            api: try container.decode(CalendarAPI.self, forKey: .api),
-            baseURL: try container.decodeIfPresent(URL.self, forKey: .baseURL),
-            calendars: try container.decodeIfPresent(CalendarSelection.self, forKey: .calendars)
-        )
-    }
-
+extension CalendarSetting {
     /// The setting `tether login` saves.
     ///
     /// `--calendar` names the API; without it a saved connection keeps its setting. `--calendar-api` replaces the
@@ -138,23 +77,5 @@ struct CalendarSetting: Sendable, Codable, Equatable {
         let prefix = "https://graph.microsoft.com/"
         let name = scope.lowercased().hasPrefix(prefix) ? String(scope.dropFirst(prefix.count)) : scope
         return ["calendars.read", "calendars.readwrite"].contains(name.lowercased())
-    }
-
-    /// A base URL from `--calendar-api`: https, or plain http to a loopback host only, since every request
-    /// carries a bearer token (RFC 6750 section 5.3).
-    static func validatedBaseURL(_ text: String) throws -> URL {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty
-        else {
-            throw CLIFailure(.usage, "--calendar-api '\(text)' is not a URL", fix: "Give an https URL")
-        }
-        let loopback = LoopbackHost.contains(host)
-        guard scheme == "https" || (scheme == "http" && loopback) else {
-            throw CLIFailure(
-                .usage,
-                "--calendar-api '\(text)' must use https (plain http only to 127.0.0.1, localhost or ::1)",
-                fix: "Bearer tokens are sent to it; give an https URL"
-            )
-        }
-        return url
     }
 }

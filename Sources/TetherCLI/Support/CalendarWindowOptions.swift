@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TetherCalendar
+import TetherCommandSupport
 
 /// `--from` and `--to` of `tether calendar events` and `tether calendar flights`.
 struct CalendarWindowOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Tether
+import TetherCommandSupport
 
 /// How `tether token` prints the token (`--format`).
 enum TokenFormat: String, Sendable, CaseIterable, ExpressibleByArgument {

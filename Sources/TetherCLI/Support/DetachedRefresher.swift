@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Tether
+import TetherCommandSupport
 import TetherOAuth
 import TetherPostgres
 

@@ -1,4 +1,5 @@
 import Tether
+import TetherCommandSupport
 
 /// A store that changes only how refresh leases are taken and forwards everything else to `base`.
 protocol ForwardingStore: SpaceReservingStore {

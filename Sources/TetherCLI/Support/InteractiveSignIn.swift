@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TetherCommandSupport
 
 #if canImport(Glibc)
 import Glibc

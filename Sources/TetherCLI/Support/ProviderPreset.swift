@@ -1,4 +1,5 @@
 import ArgumentParser
+import TetherCommandSupport
 
 /// The provider presets `tether login` knows by name.
 ///

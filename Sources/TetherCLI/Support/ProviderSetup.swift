@@ -1,5 +1,6 @@
 import Foundation
 import Tether
+import TetherCommandSupport
 import TetherOAuth
 
 /// How `tether login` turns its options into a provider configuration: which provider, which client, which

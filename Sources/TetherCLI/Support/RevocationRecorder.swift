@@ -1,4 +1,5 @@
 import Tether
+import TetherCommandSupport
 import TetherOAuth
 
 /// What became of the revocation a sign-out attempted: `tether logout` must not claim the grant ended at the

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Tether
+import TetherCommandSupport
 import TetherPostgres
 
 /// Where `tether` keeps its connections' records and refresh leases: the vault in `TETHER_HOME` (the default), or

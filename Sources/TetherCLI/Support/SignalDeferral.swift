@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Tether
+import TetherCommandSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import Tether
 import TetherCalendar
+import TetherCommandSupport
 import TetherFlights
 
 /// How `tether calendar trips` prints an ``TetherCalendar/Itinerary``: JSON for scripts (the shape its help

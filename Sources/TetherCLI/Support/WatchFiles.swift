@@ -1,5 +1,6 @@
 import Foundation
 import Tether
+import TetherCommandSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import HTTPTypes
 import Logging
 import Tether
 import TetherAsyncHTTPClient
+import TetherCommandSupport
 import TetherJWT
 import TetherOAuth
 
@@ -27,7 +28,7 @@ struct GlobalOptions: ParsableArguments {
 
 /// What a command works with: the folder (`TETHER_HOME`), the vault, the store of the records (the vault, or a
 /// PostgreSQL database with `TETHER_STORE`), the profiles, the transport and the logger.
-struct Workspace: Sendable {
+struct Workspace: CommandWorkspace {
     let environment: [String: String]
     let home: URL
     /// The vault in `TETHER_HOME`: its key binds the profiles and seals client secrets and the calendar cache.
@@ -52,21 +53,9 @@ struct Workspace: Sendable {
         createsHome: Bool = true
     ) throws {
         self.environment = environment
-        let verbose =
-            options.verbose || ["1", "true", "yes"].contains(environment["TETHER_VERBOSE"]?.lowercased() ?? "")
-        logger = Workspace.logger(verbose: verbose)
+        logger = CommandHome.logger(verbose: CommandHome.isVerbose(options.verbose, environment: environment))
         terminal = Terminal(environment: environment)
-        do {
-            home = try VaultStore.defaultDirectory(environment: environment)
-            vault = try VaultStore(
-                directory: home,
-                environment: environment,
-                createsMissing: createsHome,
-                logger: logger
-            )
-        } catch {
-            throw CLIFailure.from(error)
-        }
+        (home, vault) = try CommandHome.vault(environment: environment, createsHome: createsHome, logger: logger)
         location = try StoreLocation.resolve(option: options.store, environment: environment)
         switch location {
         case .vault: store = vault
@@ -77,43 +66,13 @@ struct Workspace: Sendable {
         transport = Workspace.transport(environment: environment)
     }
 
-    /// The transport for every request `tether` sends: AsyncHTTPClient, through the proxies the environment names
-    /// (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`, read as curl reads them; see ``ProxyEnvironment``).
-    ///
-    /// Not Foundation's URLSession: on Linux it keeps a core about half busy while it waits for an answer
-    /// (measured: 2.2–3.2 s of CPU for one request answered after 5 s), and linking it (FoundationNetworking, with
-    /// libcurl and its 30 libraries) costs every `tether-cli` process about 7 ms of start-up. See
-    /// docs/decisions.md §28 and §46.
+    /// The transport for every request `tether` sends (see ``CommandHome/transport(environment:)``).
     static func transport(environment: [String: String]) -> any HTTPTransport {
-        SharedAsyncTransport(proxies: ProxyEnvironment(environment: environment))
+        CommandHome.transport(environment: environment)
     }
 
-    /// Sends through the process's one ``AsyncHTTPClientTransport`` for these proxies, which is created on the
-    /// first request: a command that sends none (`tether token` with a fresh token) starts no event loop threads.
-    struct SharedAsyncTransport: HTTPTransport {
-        let proxies: ProxyEnvironment
-
-        func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-            let transport = Workspace.sharedAsyncTransports.withLock { transports in
-                if let transport = transports[proxies] { return transport }
-                let transport = AsyncHTTPClientTransport(proxies: proxies)
-                transports[proxies] = transport
-                return transport
-            }
-            return try await transport.send(request, body: body)
-        }
-    }
-
-    /// The process's AsyncHTTPClient transports, one per proxy setting (one in practice). They live as long as the
-    /// process, so they need no shutdown before it exits.
-    private static let sharedAsyncTransports = LockedState<[ProxyEnvironment: AsyncHTTPClientTransport]>([:])
-
-    static func logger(verbose: Bool) -> Logger {
-        guard verbose else { return Logger(label: "tether", factory: { _ in SwiftLogNoOpLogHandler() }) }
-        var logger = Logger(label: "tether", factory: { StreamLogHandler.standardError(label: $0) })
-        logger.logLevel = .debug
-        return logger
-    }
+    /// No logs, or debug logs on standard error (see ``CommandHome/logger(verbose:)``).
+    static func logger(verbose: Bool) -> Logger { CommandHome.logger(verbose: verbose) }
 
     /// The longest connection name: the vault turns names into file names.
     static let maximumNameLength = 172
@@ -141,19 +100,11 @@ struct Workspace: Sendable {
     }
 
     /// The associated data a client secret is sealed with.
-    static func secretContext(_ name: String) -> String { "tether.client-secret:\(name)" }
+    static func secretContext(_ name: String) -> String { CommandHome.secretContext(name) }
 
     /// Opens a sealed client secret from connections.json.
     func openSecret(_ sealed: String, connection name: String) throws -> String {
-        do {
-            return try vault.open(sealed: sealed, context: Self.secretContext(name))
-        } catch {
-            throw CLIFailure(
-                .configuration,
-                "The client secret of '\(name)' in connections.json does not open with this vault key",
-                fix: "Set TETHER_VAULT_KEY to the key it was sealed with, or sign in again with --client-secret-file"
-            )
-        }
+        try CommandHome.openSecret(sealed, connection: name, vault: vault)
     }
 
     /// The connection a command is about: the one named, else `TETHER_CONNECTION`, else the only one there is.
@@ -209,6 +160,11 @@ struct Workspace: Sendable {
         }
     }
 
+    /// The session of a connection, as the calendar commands open it.
+    func session(for profile: Profile) async throws -> Session {
+        try await session(for: profile, leaseHeldByParent: false, revocation: nil)
+    }
+
     /// The session of a connection, with its client secret (if any) unsealed. A record that cannot be read stops
     /// here with a clear error, and is left as it is. `leaseHeldByParent` is for `tether refresh-worker`: the
     /// session refreshes in this process, once, under the lease it inherited. `revocation` records what became of a
@@ -218,15 +174,7 @@ struct Workspace: Sendable {
         leaseHeldByParent: Bool = false,
         revocation: RevocationRecorder? = nil
     ) async throws -> Session {
-        var configuration = profile.provider
-        do {
-            _ = try await store.read(ConnectionID(profile.name))
-        } catch {
-            throw CLIFailure.from(error, connection: profile.name)
-        }
-        if let sealed = profile.sealedClientSecret {
-            configuration.clientSecret = ClientSecret(try openSecret(sealed, connection: profile.name))
-        }
+        let configuration = try await CommandHome.providerConfiguration(of: profile, store: store, vault: vault)
         let client = try self.client(for: configuration)
         guard leaseHeldByParent else {
             return session(profile.name, client: client, revocation: revocation, grantLifetime: profile.grantRules)
@@ -301,61 +249,5 @@ struct StatusFile: Sendable {
     /// Forgets the last error of a connection after a success; writes nothing when there was none.
     func clear(_ name: String) {
         file.remove(name)
-    }
-}
-
-/// A small JSON object in `$TETHER_HOME` with one entry per connection name, changed under a lock across
-/// processes and replaced atomically. A file that does not read counts as empty.
-struct EntryFile<Entry: Codable & Sendable>: Sendable {
-    let url: URL
-    let home: URL
-    private let lockName: String
-
-    init(home: URL, fileName: String) {
-        self.home = home
-        url = home.appendingPathComponent(fileName)
-        lockName = fileName + ".lock"
-    }
-
-    /// The entries; none when the file does not exist or does not read (a symbolic link is not followed).
-    func load() -> [String: Entry] {
-        guard let data = try? VaultFiles.readFile(url.path) else { return [:] }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return (try? decoder.decode([String: Entry].self, from: data)) ?? [:]
-    }
-
-    /// The lock file in the vault's `locks` folder.
-    private var lockPath: String { home.appendingPathComponent("locks").appendingPathComponent(lockName).path }
-
-    /// Changes the entries under the lock and writes them back. Nothing is written when the lock cannot be taken
-    /// (no `locks` folder, or a lock file that is a symbolic link): the file only informs `tether status`.
-    func update(_ change: (inout [String: Entry]) -> Void) {
-        _ = try? VaultFiles.withExclusiveLock(lockPath) {
-            var entries = load()
-            change(&entries)
-            write(entries)
-        }
-    }
-
-    /// Removes the entry of `name`; writes nothing when there is none.
-    func remove(_ name: String) {
-        // Most calls have nothing to remove: look before taking the lock.
-        guard load()[name] != nil else { return }
-        _ = try? VaultFiles.withExclusiveLock(lockPath) {
-            var entries = load()
-            guard entries.removeValue(forKey: name) != nil else { return }
-            write(entries)
-        }
-    }
-
-    /// Replaces the file atomically with a new one of mode 0600 whatever the umask; a symbolic link in its place is
-    /// replaced, never followed.
-    private func write(_ entries: [String: Entry]) {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(entries) else { return }
-        try? VaultFiles.replaceFile(url.path, with: data, directory: home.path)
     }
 }

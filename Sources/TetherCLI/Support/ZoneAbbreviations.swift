@@ -1,4 +1,5 @@
 import Foundation
+import TetherCommandSupport
 
 /// The abbreviations people read on clocks — `PST`, `CEST`, `JST` — from the time zone database's files.
 ///

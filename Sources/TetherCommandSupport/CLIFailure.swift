@@ -3,7 +3,7 @@ import Tether
 import TetherOAuth
 
 /// The exit statuses of `tether`, as `tether --help` documents them.
-enum ExitStatus: Int32, Sendable, CaseIterable {
+package enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     case failure = 1
     case usage = 2
@@ -11,7 +11,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
     case unavailable = 4
     case configuration = 5
 
-    var meaning: String {
+    package var meaning: String {
         switch self {
         case .success: "success"
         case .failure: "other failure: a damaged vault, a refused request, a denial"
@@ -25,24 +25,24 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
 
 /// A failure the CLI reports: one sentence on what happened, one on how to fix it, and an exit status. Messages
 /// come from the library's errors, which never contain a secret.
-struct CLIFailure: Error, Sendable, CustomStringConvertible {
-    let status: ExitStatus
-    let message: String
-    let fix: String?
+package struct CLIFailure: Error, Sendable, CustomStringConvertible {
+    package let status: ExitStatus
+    package let message: String
+    package let fix: String?
 
-    init(_ status: ExitStatus, _ message: String, fix: String? = nil) {
+    package init(_ status: ExitStatus, _ message: String, fix: String? = nil) {
         self.status = status
         self.message = message
         self.fix = fix
     }
 
-    var description: String { fix.map { "\(message). \($0)" } ?? message }
+    package var description: String { fix.map { "\(message). \($0)" } ?? message }
 
     /// Classifies any error the library throws.
     /// - Parameters:
     ///   - error: The error.
     ///   - connection: The connection it concerns, for the fix.
-    static func from(_ error: any Error, connection: String? = nil) -> CLIFailure {
+    package static func from(_ error: any Error, connection: String? = nil) -> CLIFailure {
         if let failure = error as? CLIFailure { return failure }
         if let binding = error as? ProfileBindingError { return binding.failure }
         let name = connection ?? "NAME"

@@ -1,29 +1,28 @@
-import ArgumentParser
-import Foundation
+package import Foundation
 import Logging
-import Tether
-import TetherCalendar
+package import Tether
+package import TetherCalendar
 
 /// The calendar sources of the saved connections (those with a ``CalendarSetting``), opened the way
 /// `tether status` opens connections: each from its profile and its vault record.
-struct CalendarSources: Sendable {
-    let workspace: Workspace
-    let profiles: [Profile]
-    let statusFile: EntryFile<CalendarStatusEntry>
+package struct CalendarSources: Sendable {
+    package let workspace: any CommandWorkspace
+    package let profiles: [Profile]
+    package let statusFile: EntryFile<CalendarStatusEntry>
 
-    init(workspace: Workspace) throws {
+    package init(workspace: any CommandWorkspace) throws {
         self.workspace = workspace
         profiles = try workspace.profiles.load().filter { $0.calendar != nil }
         statusFile = Self.statusFile(home: workspace.home)
     }
 
     /// `$TETHER_HOME/calendar-status.json`: how the last fetch of each source went, when it did not load.
-    static func statusFile(home: URL) -> EntryFile<CalendarStatusEntry> {
+    package static func statusFile(home: URL) -> EntryFile<CalendarStatusEntry> {
         EntryFile(home: home, fileName: "calendar-status.json")
     }
 
     /// Stops with exit status 3 when no connection is a calendar source.
-    func requireAny() throws {
+    package func requireAny() throws {
         guard profiles.isEmpty else { return }
         throw CLIFailure(
             .needsSignIn,
@@ -34,7 +33,7 @@ struct CalendarSources: Sendable {
 
     /// The calendar source named `name`.
     /// - Throws: ``CLIFailure`` (needs sign-in) when no connection of that name is a calendar source.
-    func profile(named name: String) throws -> Profile {
+    package func profile(named name: String) throws -> Profile {
         if let profile = profiles.first(where: { $0.name == name }) { return profile }
         let known = profiles.map(\.name).joined(separator: ", ")
         throw CLIFailure(
@@ -47,7 +46,7 @@ struct CalendarSources: Sendable {
     }
 
     /// The offline cache beside the vault; `nil` (and a note on standard error) when its folder cannot be made.
-    func cache() -> CalendarCache? {
+    package func cache() -> CalendarCache? {
         do {
             return try CalendarCache(vault: workspace.vault)
         } catch {
@@ -57,7 +56,7 @@ struct CalendarSources: Sendable {
     }
 
     /// The session of a profile, its record read (no network), or the row that says why it cannot be opened.
-    func open(_ profile: Profile) async -> Result<Session, CLIFailure> {
+    package func open(_ profile: Profile) async -> Result<Session, CLIFailure> {
         do {
             let session = try await workspace.session(for: profile)
             // Reading the record is enough for the status; no refresh starts here.
@@ -69,7 +68,7 @@ struct CalendarSources: Sendable {
     }
 
     /// The library's source for a profile's session.
-    func source(_ profile: Profile, session: Session) -> any CalendarSource {
+    package func source(_ profile: Profile, session: Session) -> any CalendarSource {
         let setting = profile.calendar ?? CalendarSetting(api: .google)
         let id = CalendarSourceID(profile.name)
         switch setting.api {
@@ -95,7 +94,7 @@ struct CalendarSources: Sendable {
     // MARK: - Without network
 
     /// Each source as the vault, the cache and the last fetch left it; nothing is sent to a provider.
-    func rows() async -> [CalendarSourceRow] {
+    package func rows() async -> [CalendarSourceRow] {
         let cache = cache()
         let recorded = statusFile.load()
         var rows: [CalendarSourceRow] = []
@@ -151,13 +150,13 @@ struct CalendarSources: Sendable {
     // MARK: - Fetching
 
     /// What a fetch across every source gave: a row per source, the events served, and the exit status.
-    struct Fetch: Sendable {
-        var rows: [CalendarSourceRow]
-        var events: [CalendarEvent]
+    package struct Fetch: Sendable {
+        package var rows: [CalendarSourceRow]
+        package var events: [CalendarEvent]
 
         /// 3 when a source needs sign-in; else 5, 1 or 4 for the worst failure (4: served from the cache, or a
         /// transient failure); 0 when every source loaded fresh.
-        var status: ExitStatus {
+        package var status: ExitStatus {
             let statuses = Set(rows.map(\.exitStatus))
             let order: [ExitStatus] = [.needsSignIn, .configuration, .failure, .unavailable]
             return order.first(where: statuses.contains) ?? .success
@@ -166,11 +165,17 @@ struct CalendarSources: Sendable {
 
     /// Syncs every source through ``TetherCalendar/CalendarConnections`` (tokens refreshed as needed, the cache
     /// used for a source that does not load) and records each source's outcome for `tether calendar sources`.
-    func fetch(window: DateInterval) async -> Fetch {
+    /// - Parameters:
+    ///   - window: The days to sync.
+    ///   - opened: Sessions already opened (by ``open(_:)``) for some of the profiles, such as those a background
+    ///     refresh just used; the others are opened here.
+    package func fetch(window: DateInterval, opened: [String: Result<Session, CLIFailure>] = [:]) async -> Fetch {
         var sources: [any CalendarSource] = []
         var failures: [String: CLIFailure] = [:]
         for profile in profiles {
-            switch await open(profile) {
+            let session: Result<Session, CLIFailure>
+            if let known = opened[profile.name] { session = known } else { session = await open(profile) }
+            switch session {
             case .success(let session): sources.append(source(profile, session: session))
             case .failure(let failure): failures[profile.name] = failure
             }
@@ -196,25 +201,6 @@ struct CalendarSources: Sendable {
         return Fetch(rows: rows, events: result.events)
     }
 
-    /// What `tether calendar events` and `flights` do around their output: fetch every source for the window of
-    /// `window`, let `show` print, name on standard error each source that did not load, and exit with the
-    /// fetch's status.
-    static func fetchAndShow(
-        _ global: GlobalOptions,
-        window: CalendarWindowOptions,
-        show: (Fetch, DateInterval, Workspace) throws -> Void
-    ) async throws {
-        let workspace = try Workspace(global, createsHome: false)
-        let interval = try window.window()
-        let sources = try CalendarSources(workspace: workspace)
-        try sources.requireAny()
-        let fetch = await sources.fetch(window: interval)
-        try show(fetch, interval, workspace)
-        sources.reportProblems(fetch.rows)
-        sources.reportSkipped(fetch.rows)
-        if fetch.status != .success { throw ExitCode(fetch.status.rawValue) }
-    }
-
     /// Keeps the outcome of each source's last fetch: removed when it loaded in full, its state and error when
     /// not (or when chosen calendars of it are gone).
     private func record(_ rows: [CalendarSourceRow]) {
@@ -237,7 +223,7 @@ struct CalendarSources: Sendable {
 
     /// One line on standard error per source that did not load fresh — what happened and what is shown instead —
     /// and per chosen calendar that is gone from a source that did.
-    func reportProblems(_ rows: [CalendarSourceRow]) {
+    package func reportProblems(_ rows: [CalendarSourceRow]) {
         let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
         for row in rows where row.served == .fresh {
             // One line per chosen calendar that is gone, by name; the source's other calendars loaded.
@@ -271,7 +257,7 @@ struct CalendarSources: Sendable {
 
 extension CalendarSources {
     /// A state as the verb of a sentence: "needs sign-in", "is offline".
-    static func phrase(_ state: String) -> String {
+    package static func phrase(_ state: String) -> String {
         switch state {
         case "needs-sign-in": "needs sign-in"
         case "not-connected": "is not signed in"
@@ -285,7 +271,7 @@ extension CalendarSources {
     /// One line on standard error per source with events that could not be read, such as
     /// "tether: 'work': 3 events skipped (malformed)"; with --verbose, one more line per event naming the field
     /// and the type expected (never the event's content).
-    func reportSkipped(_ rows: [CalendarSourceRow]) {
+    package func reportSkipped(_ rows: [CalendarSourceRow]) {
         let style = Style(enabled: workspace.terminal.colors(onStandardError: true))
         let verbose = workspace.logger.logLevel <= .debug
         for row in rows where !row.skipped.isEmpty {
@@ -305,7 +291,7 @@ extension CalendarSources {
     }
 
     /// A skipped event's reason in two words: "malformed", "missing field".
-    static func kind(of reason: CalendarDecodingError) -> String {
+    package static func kind(of reason: CalendarDecodingError) -> String {
         switch reason {
         case .missingField: "missing field"
         case .unknownTimeZone: "unknown time zone"
@@ -317,39 +303,39 @@ extension CalendarSources {
 
 /// What the last fetch of a source left when it did not load: kept in `$TETHER_HOME/calendar-status.json` for
 /// `tether calendar sources`. Messages only, never a secret.
-struct CalendarStatusEntry: Codable, Sendable {
-    var state: String
-    var error: String?
-    var since: Date
+package struct CalendarStatusEntry: Codable, Sendable {
+    package var state: String
+    package var error: String?
+    package var since: Date
 }
 
 /// One calendar source as `tether calendar sources` and `tether calendar events --json` show it. No token, ever.
-struct CalendarSourceRow: Sendable, Encodable {
-    var name: String
-    var api: CalendarAPI
-    var state: String
-    var account: String?
-    var lastSync: Date?
-    var stale: Bool
-    var error: String?
+package struct CalendarSourceRow: Sendable, Encodable {
+    package var name: String
+    package var api: CalendarAPI
+    package var state: String
+    package var account: String?
+    package var lastSync: Date?
+    package var stale: Bool
+    package var error: String?
     /// Where the events shown came from, after a fetch.
-    var served: CalendarSourceReport.Served?
+    package var served: CalendarSourceReport.Served?
     /// The exit status this source alone calls for.
-    var exitStatus: ExitStatus = .success
+    package var exitStatus: ExitStatus = .success
     /// The events of the source that could not be read (not in the JSON: standard error names them).
-    var skipped: [SkippedEvent] = []
+    package var skipped: [SkippedEvent] = []
     /// The calendars the source reads (`tether calendar select`); in the JSON of `tether calendar sources`.
-    var selection: CalendarSelection = .default
+    package var selection: CalendarSelection = .default
     /// One sentence per chosen calendar that is gone, naming it (the provider's name, not yet made safe).
-    var unavailable: [String] = []
+    package var unavailable: [String] = []
 
     /// The state of a source that loaded while chosen calendars of it are gone.
-    static let calendarsUnavailable = "calendars-unavailable"
+    package static let calendarsUnavailable = "calendars-unavailable"
 }
 
 extension CalendarSourceRow {
     /// A source whose connection could not be opened: a damaged record, a wrong vault key, a bad profile.
-    init(name: String, api: CalendarAPI, failure: CLIFailure) {
+    package init(name: String, api: CalendarAPI, failure: CLIFailure) {
         self.init(
             name: name,
             api: api,
@@ -364,7 +350,7 @@ extension CalendarSourceRow {
     }
 
     /// A source as a fetch reported it.
-    init(name: String, api: CalendarAPI, report: CalendarSourceReport) {
+    package init(name: String, api: CalendarAPI, report: CalendarSourceReport) {
         self.init(
             name: name,
             api: api,
@@ -390,7 +376,7 @@ extension CalendarSourceRow {
     }
 
     /// The state's name, as `tether status` spells its states.
-    static func state(_ kind: CalendarSourceStatus.Kind) -> String {
+    package static func state(_ kind: CalendarSourceStatus.Kind) -> String {
         switch kind {
         case .connected: "connected"
         case .calendarsUnavailable: calendarsUnavailable
@@ -406,7 +392,7 @@ extension CalendarSourceRow {
     }
 
     /// Why a source is not connected, in one sentence; `nil` when it is.
-    static func reason(_ status: CalendarSourceStatus) -> String? {
+    package static func reason(_ status: CalendarSourceStatus) -> String? {
         switch status {
         case .connected, .refreshing: nil
         case .calendarsUnavailable(_, let calendars): calendars.map(\.message).joined(separator: "; ")
@@ -418,15 +404,25 @@ extension CalendarSourceRow {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case name, api, state, account, lastSync, stale, error, calendars
+    }
+
+    /// The encoder of the calendar commands' JSON: pretty, sorted keys, slashes as they are.
+    /// - Parameter includesAccount: Whether rows write the account and the calendars read (see
+    ///   ``includesAccount``).
+    package static func encoder(includesAccount: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.userInfo[CalendarSourceRow.includesAccount] = includesAccount
+        return encoder
     }
 
     /// Whether ``encode(to:)`` writes the account and the calendars read: `tether calendar sources` shows them,
     /// the sources of `tether calendar events --json` do not.
-    static let includesAccount = CodingUserInfoKey(rawValue: "tether.calendar.includesAccount")!
+    package static let includesAccount = CodingUserInfoKey(rawValue: "tether.calendar.includesAccount")!
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try container.encode(api, forKey: .api)
@@ -442,14 +438,14 @@ extension CalendarSourceRow {
     }
 
     /// A selection for people: `default`, `all`, `2 chosen`.
-    static func words(_ selection: CalendarSelection) -> String {
+    package static func words(_ selection: CalendarSelection) -> String {
         if let identifiers = selection.calendarIDs { return "\(identifiers.count) chosen" }
         return selection.includesEveryCalendar ? "all" : "default"
     }
 
     /// The row for people. The account and the error come from the provider (or from `calendar-status.json`,
     /// which keeps what it said): ``Format/table(_:)`` makes them safe.
-    func cells(style: Style) -> [Format.Cell] {
+    package func cells(style: Style) -> [Format.Cell] {
         [
             Format.Cell(name), Format.Cell(api.rawValue), Format.Cell(account ?? "—"),
             Format.Cell(state, style: style.state), Format.Cell(lastSync.map { Format.relative($0) } ?? "never"),

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import Tether
 import TetherCalendar
 
@@ -10,54 +10,66 @@ import Darwin
 
 /// Where the CLI writes: results on standard output, progress and errors on standard error. Colour and live
 /// updates only when the stream is a terminal and `NO_COLOR` is unset.
-struct Terminal: Sendable {
-    let environment: [String: String]
+package struct Terminal: Sendable {
+    package let environment: [String: String]
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.environment = environment
     }
 
-    var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
-    var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    package var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+    package var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// Colour on standard output or standard error (https://no-color.org: any non-empty `NO_COLOR` turns it off).
-    func colors(onStandardError: Bool) -> Bool {
+    package func colors(onStandardError: Bool) -> Bool {
         guard (environment["NO_COLOR"] ?? "").isEmpty, environment["TERM"] != "dumb" else { return false }
         return onStandardError ? stderrIsTerminal : stdoutIsTerminal
     }
 
     /// Writes a line (or raw text when `newline` is false) to standard output.
-    func out(_ text: String, newline: Bool = true) {
+    package func out(_ text: String, newline: Bool = true) {
         out(Data((newline ? text + "\n" : text).utf8))
     }
 
     /// Writes a line to standard error.
-    func err(_ text: String, newline: Bool = true) {
+    package func err(_ text: String, newline: Bool = true) {
         // A closed standard error is no reason to crash; `FileHandle.write(_:)` would (`try!` inside).
         try? FileHandle.standardError.write(contentsOf: Data((newline ? text + "\n" : text).utf8))
+    }
+
+    /// Writes a failure to standard error as one line: "tether: what happened. How to fix it."
+    package func report(_ failure: CLIFailure) {
+        let style = Style(enabled: colors(onStandardError: true))
+        // Messages carry text from providers and stores (an error description, a calendar's name): made safe here.
+        let text = UntrustedText.forTerminal(failure.description)
+        err("\(style.red("tether:")) \(text.hasSuffix(".") ? text : text + ".")")
     }
 
     /// Writes raw bytes to standard output. When the reader is gone (`tether token | head -c 10`), `SIGPIPE` ends
     /// the process as it ends any Unix tool; where `SIGPIPE` is ignored, the failed write is dropped instead of
     /// crashing the process (`FileHandle.write(_:)` would).
-    func out(_ data: Data) {
+    package func out(_ data: Data) {
         try? FileHandle.standardOutput.write(contentsOf: data)
     }
 }
 
 /// ANSI styles, applied only when enabled.
-struct Style: Sendable {
-    let enabled: Bool
+package struct Style: Sendable {
+    package let enabled: Bool
 
-    func green(_ text: String) -> String { wrap(text, "32") }
-    func yellow(_ text: String) -> String { wrap(text, "33") }
-    func red(_ text: String) -> String { wrap(text, "31") }
-    func bold(_ text: String) -> String { wrap(text, "1") }
-    func dim(_ text: String) -> String { wrap(text, "2") }
+    package init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    package func green(_ text: String) -> String { wrap(text, "32") }
+    package func yellow(_ text: String) -> String { wrap(text, "33") }
+    package func red(_ text: String) -> String { wrap(text, "31") }
+    package func bold(_ text: String) -> String { wrap(text, "1") }
+    package func dim(_ text: String) -> String { wrap(text, "2") }
 
     /// A connection's state: green when connected, yellow while refreshing or offline (or when a calendar source
     /// loaded without some of its calendars), red otherwise.
-    func state(_ state: String) -> String {
+    package func state(_ state: String) -> String {
         switch state {
         case "connected": green(state)
         case "refreshing", "offline", "calendars-unavailable": yellow(state)
@@ -71,9 +83,9 @@ struct Style: Sendable {
 }
 
 /// Formatting shared by the commands.
-enum Format {
+package enum Format {
     /// `2026-11-22T10:00:00Z`.
-    static func iso8601(_ date: Date?) -> String? {
+    package static func iso8601(_ date: Date?) -> String? {
         guard let date else { return nil }
         // By arithmetic for the years 1 to 9999 (5,000 events are listed in milliseconds, not seconds); the
         // formatter for anything else.
@@ -87,7 +99,7 @@ enum Format {
     }
 
     /// `in 59m 12s`, `3s ago`.
-    static func relative(_ date: Date, now: Date = Date()) -> String {
+    package static func relative(_ date: Date, now: Date = Date()) -> String {
         // Bounded (about 30 million years either way) so that a date from far away cannot trap the conversion.
         let interval = date.timeIntervalSince(now)
         let seconds = interval.isFinite ? Int(min(max(interval, -1e15), 1e15).rounded()) : 0
@@ -97,7 +109,7 @@ enum Format {
     }
 
     /// `1h 02m`, `4m 05s`, `12s`.
-    static func duration(_ seconds: Int) -> String {
+    package static func duration(_ seconds: Int) -> String {
         if seconds >= 3600 { return String(format: "%dh %02dm", seconds / 3600, (seconds % 3600) / 60) }
         if seconds >= 60 { return String(format: "%dm %02ds", seconds / 60, seconds % 60) }
         return "\(seconds)s"
@@ -105,25 +117,25 @@ enum Format {
 
     /// One cell of a table for people: its text, which may come from a provider, a calendar or another user, and
     /// the style drawn around it.
-    struct Cell {
+    package struct Cell {
         /// The text as given; ``Format/table(_:)`` shows it made safe.
-        let text: String
+        package let text: String
         /// Applied to the safe text (colour, bold); ours, never the outside text's own escapes.
-        let style: (String) -> String
+        package let style: (String) -> String
 
-        init(_ text: String, style: @escaping (String) -> String = { $0 }) {
+        package init(_ text: String, style: @escaping (String) -> String = { $0 }) {
             self.text = text
             self.style = style
         }
     }
 
     /// Cells without a style.
-    static func cells(_ texts: [String]) -> [Cell] {
+    package static func cells(_ texts: [String]) -> [Cell] {
         texts.map { Cell($0) }
     }
 
     /// Cells in one style: a header row in bold, a cancelled event dimmed.
-    static func cells(_ texts: [String], style: @escaping (String) -> String) -> [Cell] {
+    package static func cells(_ texts: [String], style: @escaping (String) -> String) -> [Cell] {
         texts.map { Cell($0, style: style) }
     }
 
@@ -133,7 +145,7 @@ enum Format {
     /// column can forget it: no escape sequence, line break or bidirectional control of a provider's reaches the
     /// terminal. Widths are those of the safe text in columns (a CJK character or an emoji counts 2), measured
     /// before the style is applied.
-    static func table(_ rows: [[Cell]]) -> [String] {
+    package static func table(_ rows: [[Cell]]) -> [String] {
         guard let columns = rows.map(\.count).max() else { return [] }
         let safe = rows.map { row in row.map { UntrustedText.forTerminal($0.text) } }
         var widths = Array(repeating: 0, count: columns)

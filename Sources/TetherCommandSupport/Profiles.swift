@@ -1,34 +1,54 @@
-import Foundation
-import Tether
-import TetherOAuth
+package import Foundation
+package import Tether
+package import TetherOAuth
 
 /// One connection's settings: which provider, which client, which scopes. No readable secret: tokens live in the
 /// vault, and a confidential client's secret is kept sealed with the vault's key.
-struct Profile: Sendable, Codable {
+package struct Profile: Sendable, Codable {
     /// The connection's name (`--name`), also its record's name in the vault.
-    var name: String
+    package var name: String
     /// The preset it was created from (`google`, `microsoft`, `dev`) or `oidc` for `--issuer`.
-    var preset: String
+    package var preset: String
     /// The provider configuration, as `ProviderConfiguration` encodes it (RFC 8414 key names), without the client
     /// secret.
-    var provider: ProviderConfiguration
+    package var provider: ProviderConfiguration
     /// A confidential client's secret, sealed with the vault key (AES-GCM, bound to the connection's name).
-    var sealedClientSecret: String?
+    package var sealedClientSecret: String?
     /// What makes the connection a calendar source (`tether login … --calendar`); `nil` for none, and in profiles
     /// written before calendars existed.
-    var calendar: CalendarSetting? = nil
+    package var calendar: CalendarSetting? = nil
     /// Which git hosts and container registries the connection's tokens go to (`tether login … --git-host`,
     /// `--docker-registry`); `nil` for none, and in profiles written before credential helpers existed.
-    var credentialHelpers: CredentialHelperSetting? = nil
+    package var credentialHelpers: CredentialHelperSetting? = nil
     /// The connection's own grant-lifetime rules (`tether login … --grant-inactivity`, `--grant-lifetime`), which
     /// replace the preset's; `nil` for the preset's, and in profiles written before they existed.
-    var grantLifetime: GrantLifetimeSetting? = nil
+    package var grantLifetime: GrantLifetimeSetting? = nil
     /// Binds the profile to the vault key: HMAC-SHA256 over ``canonicalBytes``, with a key derived from the vault
     /// key (`VaultStore.authenticationCode`). A profile without it, or whose fields no longer match it, is refused.
-    var mac: String? = nil
+    package var mac: String? = nil
+
+    package init(
+        name: String,
+        preset: String,
+        provider: ProviderConfiguration,
+        sealedClientSecret: String? = nil,
+        calendar: CalendarSetting? = nil,
+        credentialHelpers: CredentialHelperSetting? = nil,
+        grantLifetime: GrantLifetimeSetting? = nil,
+        mac: String? = nil
+    ) {
+        self.name = name
+        self.preset = preset
+        self.provider = provider
+        self.sealedClientSecret = sealedClientSecret
+        self.calendar = calendar
+        self.credentialHelpers = credentialHelpers
+        self.grantLifetime = grantLifetime
+        self.mac = mac
+    }
 
     /// The profile without its MAC, as JSON with sorted keys: what the MAC covers.
-    var canonicalBytes: Data {
+    package var canonicalBytes: Data {
         get throws {
             var unsigned = self
             unsigned.mac = nil
@@ -43,17 +63,17 @@ struct Profile: Sendable, Codable {
 /// by a `tether` from before profiles were bound) or does not match (edited outside `tether`, or bound to another
 /// vault key). It is refused and left as it is: using it could send a refresh token to an endpoint someone else
 /// chose.
-struct ProfileBindingError: Error, Sendable, CustomStringConvertible {
-    enum Problem: Sendable {
+package struct ProfileBindingError: Error, Sendable, CustomStringConvertible {
+    package enum Problem: Sendable {
         case missing
         case mismatch
     }
 
-    let name: String
-    let path: String
-    let problem: Problem
+    package let name: String
+    package let path: String
+    package let problem: Problem
 
-    var failure: CLIFailure {
+    package var failure: CLIFailure {
         let what =
             switch problem {
             case .missing: "are not bound to the vault key (no MAC)"
@@ -67,7 +87,7 @@ struct ProfileBindingError: Error, Sendable, CustomStringConvertible {
         )
     }
 
-    var description: String { failure.description }
+    package var description: String { failure.description }
 }
 
 /// `$TETHER_HOME/connections.json`: the profiles, written atomically, readable by people, each bound to the vault
@@ -81,18 +101,18 @@ struct ProfileBindingError: Error, Sendable, CustomStringConvertible {
 ///   ]
 /// }
 /// ```
-struct ProfileFile: Sendable {
-    static let fileName = "connections.json"
-    static let format = 1
+package struct ProfileFile: Sendable {
+    package static let fileName = "connections.json"
+    package static let format = 1
     /// The context of a profile's MAC.
-    static let macContext = "tether.profile.v1"
+    package static let macContext = "tether.profile.v1"
 
-    let url: URL
-    let home: URL
+    package let url: URL
+    package let home: URL
     /// The vault whose key the profiles are bound to.
-    let store: VaultStore
+    package let store: VaultStore
 
-    init(home: URL, store: VaultStore) {
+    package init(home: URL, store: VaultStore) {
         self.home = home
         self.store = store
         url = home.appendingPathComponent(Self.fileName)
@@ -105,7 +125,7 @@ struct ProfileFile: Sendable {
 
     /// The profiles, sorted by name, each checked against its MAC; none when the file does not exist.
     /// - Throws: ``ProfileBindingError`` for the first profile that is not bound to the vault key.
-    func load() throws -> [Profile] {
+    package func load() throws -> [Profile] {
         let profiles = try entries()
         for profile in profiles { try verify(profile) }
         return profiles
@@ -113,7 +133,7 @@ struct ProfileFile: Sendable {
 
     /// Every profile with the outcome of its check, sorted by name: for listings that show a refused profile as one
     /// broken entry instead of failing as a whole.
-    func loadEach() throws -> [(name: String, profile: Result<Profile, ProfileBindingError>)] {
+    package func loadEach() throws -> [(name: String, profile: Result<Profile, ProfileBindingError>)] {
         try entries().map { profile in
             do {
                 try verify(profile)
@@ -125,20 +145,20 @@ struct ProfileFile: Sendable {
     }
 
     /// The names of the profiles, whether or not they are bound: names alone send nothing anywhere.
-    func names() throws -> [String] {
+    package func names() throws -> [String] {
         try entries().map(\.name)
     }
 
     /// The profile of `name`, checked against its MAC; `nil` when there is none.
     /// - Throws: ``ProfileBindingError`` when it is not bound to the vault key.
-    func profile(named name: String) throws -> Profile? {
+    package func profile(named name: String) throws -> Profile? {
         guard let profile = try entries().first(where: { $0.name == name }) else { return nil }
         try verify(profile)
         return profile
     }
 
     /// Checks a profile's MAC.
-    func verify(_ profile: Profile) throws {
+    package func verify(_ profile: Profile) throws {
         guard let mac = profile.mac else {
             throw ProfileBindingError(name: profile.name, path: url.path, problem: .missing)
         }
@@ -184,7 +204,7 @@ struct ProfileFile: Sendable {
     }
 
     /// Adds or replaces a profile, bound to the vault key.
-    func save(_ profile: Profile) throws {
+    package func save(_ profile: Profile) throws {
         try withLock {
             var profiles = try entries().filter { $0.name != profile.name }
             var stored = profile
@@ -196,7 +216,7 @@ struct ProfileFile: Sendable {
     }
 
     /// Removes a profile; nothing when it does not exist.
-    func remove(named name: String) throws {
+    package func remove(named name: String) throws {
         try withLock {
             let profiles = try entries()
             guard profiles.contains(where: { $0.name == name }) else { return }

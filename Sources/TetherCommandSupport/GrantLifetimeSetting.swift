@@ -1,20 +1,20 @@
 import Foundation
-import Tether
+package import Tether
 import TetherOAuth
 
 /// A connection's own rules for how long its grant lives (`tether login … --grant-inactivity 90d
 /// --grant-lifetime 7d`), kept in connections.json; they replace the preset's rule of the same kind. `0` switches
 /// a rule off. `nil` fields keep the preset's.
-struct GrantLifetimeSetting: Sendable, Codable, Equatable {
+package struct GrantLifetimeSetting: Sendable, Codable, Equatable {
     /// The grant ends when unused this many seconds; `0` for no such rule.
-    var inactivitySeconds: Int64?
+    package var inactivitySeconds: Int64?
     /// The refresh token ends this many seconds after it was issued; `0` for no such rule.
-    var maximumAgeSeconds: Int64?
+    package var maximumAgeSeconds: Int64?
 
     /// The setting after a login's options: each option given replaces the existing value; `nil` when nothing is
     /// set.
     /// - Throws: ``CLIFailure`` (usage) for a duration that cannot be read.
-    static func merged(
+    package static func merged(
         existing: GrantLifetimeSetting?,
         inactivity: String?,
         lifetime: String?
@@ -27,7 +27,7 @@ struct GrantLifetimeSetting: Sendable, Codable, Equatable {
 
     /// The rules of a connection made from `preset` (the stored name: `google`, `microsoft`, `github`, `dev`,
     /// `oidc`…), with `setting` applied; `nil` when nothing is known beyond the provider's answers.
-    static func rules(preset: String, providerID: String, setting: GrantLifetimeSetting?) -> GrantLifetime? {
+    package static func rules(preset: String, providerID: String, setting: GrantLifetimeSetting?) -> GrantLifetime? {
         var rules: GrantLifetime? =
             switch preset {
             case "google": .google
@@ -51,7 +51,7 @@ struct GrantLifetimeSetting: Sendable, Codable, Equatable {
 
     /// Reads a duration such as `90d`, `12h`, `30m`, `45s` or a number of seconds; `0` means none.
     /// - Throws: ``CLIFailure`` (usage) naming `option`.
-    static func seconds(_ text: String, option: String) throws -> Int64 {
+    package static func seconds(_ text: String, option: String) throws -> Int64 {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400]
         var digits = Substring(trimmed)
@@ -75,7 +75,7 @@ struct GrantLifetimeSetting: Sendable, Codable, Equatable {
 
 extension Profile {
     /// The connection's grant-lifetime rules: its preset's, with its own setting applied.
-    var grantRules: GrantLifetime? {
+    package var grantRules: GrantLifetime? {
         GrantLifetimeSetting.rules(preset: preset, providerID: provider.providerID, setting: grantLifetime)
     }
 }
