@@ -1,6 +1,12 @@
 public import Foundation
 public import Tether
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Keeps each source's last good events, selected calendars, sync cursors and last successful sync on disk,
 /// sealed with a vault's key, so that a launch without network shows them at once.
 ///
@@ -620,18 +626,20 @@ extension CalendarCache {
         var size: UInt64
         var modified: Date
 
-        /// The stamp of the file at `path`; `nil` when there is none.
+        /// The stamp of the file at `path` (a symbolic link's own); `nil` when there is none. `lstat` alone: no
+        /// owner or group names looked up, as `FileManager.attributesOfItem` does with every call.
         init?(_ path: String) {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
-                let file = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
-                let size = (attributes[.size] as? NSNumber)?.uint64Value,
-                let modified = attributes[.modificationDate] as? Date
-            else { return nil }
-            self.device = device
-            self.file = file
-            self.size = size
-            self.modified = modified
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return nil }
+            #if canImport(Darwin)
+            let time = info.st_mtimespec
+            #else
+            let time = info.st_mtim
+            #endif
+            device = UInt64(truncatingIfNeeded: info.st_dev)
+            file = UInt64(truncatingIfNeeded: info.st_ino)
+            size = UInt64(truncatingIfNeeded: info.st_size)
+            modified = Date(timeIntervalSince1970: Double(time.tv_sec) + Double(time.tv_nsec) / 1_000_000_000)
         }
     }
 
