@@ -315,7 +315,7 @@ let package = Package(
             // Dynamically linked and position-independent, as `tether-cli`: it parses what calendars send, and it
             // resolves host names with the system's glibc (docs/decisions.md §49).
             dependencies: [
-                "TetherCommandSupport", "Tether", "TetherCalendar", "TetherAsyncHTTPClient", "CMallocTuning", .logging,
+                "TetherCommandSupport", "Tether", "TetherOAuth", "CMallocTuning", .httpTypes, .logging,
             ]
         ),
         // glibc's `mallopt`, which the Glibc module does not export, for `tether-calendar`.

@@ -2,7 +2,9 @@
 """The calendar as a user runs it: `tether calendar` processes against pre-built Google Calendar pages, beside a plain
 Python loop that fetches and parses the same pages, in one run. See docs/benchmarks.md ("The calendar, whole process").
 
-    swift build -c release --product tether
+    swift build -c release --static-swift-stdlib --product tether-cli
+    swift build -c release --static-swift-stdlib --product tether-calendar   # `tether calendar sync` runs it
+    swift build -c release --static-swift-stdlib --product tether
     python3 bench/calendar_bench.py [--tether .build/release/tether] [--runs 15] [--events 5000]
 
 What it does, in a temporary TETHER_HOME (removed at the end):

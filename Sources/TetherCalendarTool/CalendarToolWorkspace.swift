@@ -10,7 +10,6 @@ import TetherOAuth
 /// the same arguments in place of this process (``HandOver``), so that refreshing, its lease and its detached
 /// worker stay in one program.
 struct CalendarToolWorkspace: CommandWorkspace {
-    let environment: [String: String]
     let home: URL
     let vault: VaultStore
     let profiles: ProfileFile
@@ -19,7 +18,6 @@ struct CalendarToolWorkspace: CommandWorkspace {
     let terminal: Terminal
 
     init(environment: [String: String], verbose: Bool) throws {
-        self.environment = environment
         logger = CommandHome.logger(verbose: CommandHome.isVerbose(verbose, environment: environment))
         terminal = Terminal(environment: environment)
         (home, vault) = try CommandHome.vault(environment: environment, createsHome: false, logger: logger)

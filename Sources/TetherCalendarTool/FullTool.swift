@@ -9,15 +9,27 @@ enum FullTool {
     /// The full tool's file name.
     static let name = "tether-cli"
 
+    /// The signal mask this process started with, kept by ``keepSignalMask()`` before any other thread exists.
+    nonisolated(unsafe) private static var startMask = sigset_t()
+
+    /// Keeps the signal mask the process started with, for ``run(_:)``. Call it first, on the main thread.
+    static func keepSignalMask() {
+        pthread_sigmask(SIG_SETMASK, nil, &startMask)
+    }
+
     /// Replaces this process with `tether-cli` beside this executable, with the same arguments (the first one
-    /// included, so that it names itself `tether`) and the same environment. Returns only when the tool cannot be
-    /// run: then it says so and exits with 1.
+    /// included, so that it names itself `tether`), the same environment and the signal mask the process started
+    /// with. Returns only when the tool cannot be run: then it says so and exits with 1.
+    ///
+    /// A refresh hands over from a thread of the concurrency pool, which blocks most signals; `execv` keeps the
+    /// calling thread's mask, so without restoring it `tether-cli` would start deaf to `SIGHUP` and `SIGQUIT`.
     static func run(_ arguments: [String]) -> Never {
         guard let path = path() else {
             fail("tether: cannot find the folder of this executable to run \(name) beside it.")
         }
         var pointers: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) }
         pointers.append(nil)
+        pthread_sigmask(SIG_SETMASK, &startMask, nil)
         execv(path, pointers)
         fail("tether: cannot run \(path): \(String(cString: strerror(errno))). Install \(name) beside tether.")
     }

@@ -12,16 +12,16 @@ struct SyncOptions: Equatable {
         var seen: Set<String> = []
         var words = commandLine.dropFirst(3).makeIterator()
         while let word = words.next() {
-            let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
-            let name = parts[0]
-            guard !seen.contains(name) else { return nil }
+            // `--days=` keeps its empty value, which the argument parser refuses: so is it here.
+            let parts = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let name = parts.first, !name.isEmpty, !seen.contains(name) else { return nil }
             seen.insert(name)
             switch name {
             case "--json", "--verbose", "-v":
                 guard parts.count == 1 else { return nil }
                 if name == "--json" { run.json = true } else { verbose = true }
             case "--days", "--lead", "--budget":
-                guard let text = parts.count == 2 ? parts[1] : words.next(), !text.hasPrefix("-"),
+                guard let text = parts.count == 2 ? parts[1] : words.next(), !text.isEmpty, !text.hasPrefix("-"),
                     let value = Int(text)
                 else { return nil }
                 switch name {

@@ -15,6 +15,7 @@ import Darwin
 // range, and any refresh are `tether-cli`'s: this process is replaced with it, with the same arguments, before
 // anything was printed. See docs/decisions.md §49.
 
+FullTool.keepSignalMask()
 let arguments = CommandLine.arguments
 let environment = ProcessInfo.processInfo.environment
 guard let options = SyncOptions(arguments), (environment["TETHER_STORE"] ?? "").isEmpty else {

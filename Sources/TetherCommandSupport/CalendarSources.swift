@@ -47,12 +47,21 @@ package struct CalendarSources: Sendable {
 
     /// The offline cache beside the vault; `nil` (and a note on standard error) when its folder cannot be made.
     package func cache() -> CalendarCache? {
-        do {
-            return try CalendarCache(vault: workspace.vault)
-        } catch {
-            workspace.terminal.err("tether: the calendar cache is not available (\(error)); nothing is cached.")
+        switch openCache() {
+        case .success(let cache): return cache
+        case .failure(let error):
+            noteCacheUnavailable(error)
             return nil
         }
+    }
+
+    /// The offline cache beside the vault, or why its folder cannot be made.
+    private func openCache() -> Result<CalendarCache, any Error> {
+        Result { try CalendarCache(vault: workspace.vault) }
+    }
+
+    private func noteCacheUnavailable(_ error: any Error) {
+        workspace.terminal.err("tether: the calendar cache is not available (\(error)); nothing is cached.")
     }
 
     /// The session of a profile, its record read (no network), or the row that says why it cannot be opened.
@@ -180,12 +189,16 @@ package struct CalendarSources: Sendable {
             case .failure(let failure): failures[profile.name] = failure
             }
         }
-        let connections = CalendarConnections(sources: sources, cache: cache(), logger: workspace.logger)
+        let cache = openCache()
+        let connections = CalendarConnections(sources: sources, cache: try? cache.get(), logger: workspace.logger)
         for profile in profiles where failures[profile.name] == nil {
             // The choice lives in the profile; the cache keeps a copy (a failure to write it is the report's).
             try? await connections.select(profile.calendar?.selection ?? .default, for: CalendarSourceID(profile.name))
         }
         let result = await connections.fetch(window: window)
+        // Said once the sources were fetched: a refresh that `tether calendar sync` hands to `tether-cli` on the way
+        // (docs/decisions.md §49) has not printed it yet.
+        if case .failure(let error) = cache { noteCacheUnavailable(error) }
         var rows: [CalendarSourceRow] = []
         for profile in profiles {
             let api = profile.calendar?.api ?? .google

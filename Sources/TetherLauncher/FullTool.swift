@@ -41,8 +41,8 @@ enum FullTool {
         LauncherOutput.exit(1)
     }
 
-    /// `tether-cli` (or another file) in the folder of this executable (`/proc/self/exe` where it exists, else the command line's
-    /// first word when it names a file by path).
+    /// `tether-cli`, or another file, in the folder of this executable (`/proc/self/exe` where it exists, else the
+    /// command line's first word when it names a file by path).
     static func path(of file: String = name) -> String? {
         guard let executable = currentExecutable(), let slash = executable.lastIndex(of: "/") else { return nil }
         return String(executable[...slash]) + file

@@ -10,7 +10,7 @@ import TetherTestSupport
 /// `tether calendar sync` in its own process (`tether-calendar`, which the launcher runs): what it prints and how
 /// it ends are those of `tether-cli` on a copy of the same home; a refresh, and every command line it does not run
 /// itself, are `tether-cli`'s, and nothing is refreshed or changed before it takes over.
-@Suite(.timeLimit(.minutes(4)))
+@Suite(.serialized, .timeLimit(.minutes(4)))
 struct LauncherCalendarSyncTests {
     /// Two calendar sources with hour-long tokens: nothing is due within the default 30-minute lead.
     static func signedIn(_ configuration: DevProvider.Configuration = DevProvider.Configuration()) async throws -> CLI {
@@ -137,6 +137,10 @@ struct LauncherCalendarSyncTests {
         ["calendar", "sync", "--bogus"],
         ["calendar", "sync", "--help"],
         ["calendar", "sync", "--store", "vault", "--json"],
+        ["calendar", "sync", ""],
+        ["calendar", "sync", "="],
+        ["calendar", "sync", "--json="],
+        ["calendar", "sync", "--days=", "7"],
     ])
     func otherCommandLinesAreTetherCLIs(_ arguments: [String]) async throws {
         let cli = try await Self.signedIn()
@@ -156,6 +160,44 @@ struct LauncherCalendarSyncTests {
         #expect(SyncOptions(["t", "calendar", "sync", "--json=yes"]) == nil)
         #expect(SyncOptions(["t", "calendar", "events"]) == nil)
         #expect(SyncOptions(["t", "calendar", "sync", "extra"]) == nil)
+        #expect(SyncOptions(["t", "calendar", "sync", ""]) == nil)
+        #expect(SyncOptions(["t", "calendar", "sync", "="]) == nil)
+        #expect(SyncOptions(["t", "calendar", "sync", "--verbose="]) == nil)
+        #expect(SyncOptions(["t", "calendar", "sync", "--days="]) == nil)
+        #expect(SyncOptions(["t", "calendar", "sync", "--days", ""]) == nil)
+    }
+
+    /// The refresh hands over from a thread of the concurrency pool, which blocks most signals: `tether-cli` still
+    /// starts with the signal mask the process started with, so that `SIGHUP` and `SIGQUIT` end it as they end a
+    /// `tether-cli` run from the start.
+    @Test func tetherCLIStartsWithTheSignalMaskOfTheProcess() async throws {
+        let cli = try await Self.signedIn(DevProvider.Configuration(accessTokenLifetime: .seconds(600)))
+        defer { Task { await cli.stop() } }
+        // The refresh waits at the provider, so that `tether-cli` is caught while it runs.
+        await cli.provider.admin.setLatency(.milliseconds(1500), for: .token)
+        let sync = try cli.launch(["calendar", "sync", "--json"])
+        let status = "/proc/\(sync.process.processIdentifier)/status"
+        var blocked: UInt64?
+        let deadline = ContinuousClock.now + .seconds(20)
+        while blocked == nil, ContinuousClock.now < deadline {
+            let executable = try? FileManager.default.destinationOfSymbolicLink(
+                atPath: "/proc/\(sync.process.processIdentifier)/exe"
+            )
+            if executable?.hasSuffix("/tether-cli") == true,
+                let text = try? String(contentsOfFile: status, encoding: .utf8),
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("SigBlk:") })
+            {
+                blocked = UInt64(line.dropFirst("SigBlk:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let result = try await sync.finish(timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        let mask = try #require(blocked, "tether-cli was not seen running")
+        // SIGHUP (1), SIGQUIT (3), SIGUSR1 (10) and SIGALRM (14): bit (number - 1).
+        for signal in [1, 3, 10, 14] {
+            #expect(mask & (1 << UInt64(signal - 1)) == 0, "signal \(signal) is blocked: \(String(mask, radix: 16))")
+        }
     }
 
     /// Every record in `folder` (`*.vault`) and its bytes.

@@ -71,9 +71,6 @@ struct Workspace: CommandWorkspace {
         CommandHome.transport(environment: environment)
     }
 
-    /// No logs, or debug logs on standard error (see ``CommandHome/logger(verbose:)``).
-    static func logger(verbose: Bool) -> Logger { CommandHome.logger(verbose: verbose) }
-
     /// The longest connection name: the vault turns names into file names.
     static let maximumNameLength = 172
 

@@ -44,12 +44,8 @@ enum CacheFiles {
         }
     }
 
-    /// From this size on, a file is mapped rather than read: an events file of a year's calendar (1.7 MB for 5,000
-    /// events) is then read in 0.05 ms instead of 1.9 ms, most of which went to faulting in and zeroing a fresh buffer.
-    static let mappedSize = 64 * 1024
-
-    /// The bytes of the file at `path`, mapped from ``mappedSize`` on, else read at once into a buffer of the file's
-    /// size; `nil` when there is no file. A symbolic link is not followed.
+    /// The bytes of the file at `path`, read at once into a buffer of the file's size; `nil` when there is no file.
+    /// A symbolic link is not followed.
     static func read(_ path: String) throws -> Data? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
@@ -59,14 +55,6 @@ enum CacheFiles {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Failure(operation: "inspect", code: errno) }
-        if info.st_size >= mappedSize {
-            // Mapped, not copied: the cache never changes a file in place (it writes a new one and renames it), so
-            // the bytes stay as they were read while the mapping lives, even after the file is replaced or removed.
-            let size = Int(info.st_size)
-            if let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED {
-                return Data(bytesNoCopy: base, count: size, deallocator: .unmap)
-            }
-        }
         var data = Data(count: Int(info.st_size))
         var filled = 0
         var failure: Failure?

@@ -14,7 +14,7 @@ import Darwin
 /// events file beside it (mode 0600, the folder 0700), sealed with AES-GCM under the ``Tether/VaultStore``'s key
 /// and bound to the source's name, so that no file or part of one can be moved to another source. A small sealed
 /// probe tells a wrong key from a changed file. Writes are atomic: a temporary file, `fsync`, `rename`, `fsync` of
-/// the folder. No file is ever changed in place, which lets a large events file be mapped rather than read.
+/// the folder.
 ///
 /// The events are kept per calendar and month and read only when needed: ``load(_:)`` opens (and so checks) every
 /// part at once, but decodes the events of a month the first time something asks for them — a week's listing
