@@ -178,7 +178,13 @@ package struct CalendarSources: Sendable {
     ///   - window: The days to sync.
     ///   - opened: Sessions already opened (by ``open(_:)``) for some of the profiles, such as those a background
     ///     refresh just used; the others are opened here.
-    package func fetch(window: DateInterval, opened: [String: Result<Session, CLIFailure>] = [:]) async -> Fetch {
+    ///   - listing: Whether to list the window's events; without, the rows only count them
+    ///     (``CalendarSourceRow/events``) and ``Fetch/events`` is empty.
+    package func fetch(
+        window: DateInterval,
+        opened: [String: Result<Session, CLIFailure>] = [:],
+        listing: Bool = true
+    ) async -> Fetch {
         var sources: [any CalendarSource] = []
         var failures: [String: CLIFailure] = [:]
         for profile in profiles {
@@ -195,7 +201,15 @@ package struct CalendarSources: Sendable {
             // The choice lives in the profile; the cache keeps a copy (a failure to write it is the report's).
             try? await connections.select(profile.calendar?.selection ?? .default, for: CalendarSourceID(profile.name))
         }
-        let result = await connections.fetch(window: window)
+        let reports: [CalendarSourceReport]
+        var events: [CalendarEvent] = []
+        if listing {
+            let result = await connections.fetch(window: window)
+            reports = result.sources
+            events = result.events
+        } else {
+            reports = await connections.sync(window: window)
+        }
         // Said once the sources were fetched: a refresh that `tether calendar sync` hands to `tether-cli` on the way
         // (docs/decisions.md §49) has not printed it yet.
         if case .failure(let error) = cache { noteCacheUnavailable(error) }
@@ -204,14 +218,14 @@ package struct CalendarSources: Sendable {
             let api = profile.calendar?.api ?? .google
             if let failure = failures[profile.name] {
                 rows.append(CalendarSourceRow(name: profile.name, api: api, failure: failure))
-            } else if let report = result.report(for: CalendarSourceID(profile.name)) {
+            } else if let report = reports.first(where: { $0.source == CalendarSourceID(profile.name) }) {
                 var row = CalendarSourceRow(name: profile.name, api: api, report: report)
                 row.selection = profile.calendar?.selection ?? .default
                 rows.append(row)
             }
         }
         record(rows)
-        return Fetch(rows: rows, events: result.events)
+        return Fetch(rows: rows, events: events)
     }
 
     /// Keeps the outcome of each source's last fetch: removed when it loaded in full, its state and error when
@@ -341,6 +355,8 @@ package struct CalendarSourceRow: Sendable, Encodable {
     package var selection: CalendarSelection = .default
     /// One sentence per chosen calendar that is gone, naming it (the provider's name, not yet made safe).
     package var unavailable: [String] = []
+    /// How many events of the window the source served, after a fetch (not in the JSON).
+    package var events = 0
 
     /// The state of a source that loaded while chosen calendars of it are gone.
     package static let calendarsUnavailable = "calendars-unavailable"
@@ -376,6 +392,7 @@ extension CalendarSourceRow {
                     ? nil : Self.reason(report.status))
         )
         served = report.served
+        events = report.eventCount
         skipped = report.skipped
         unavailable = report.unavailableCalendars.map(\.message)
         switch report.status.kind {

@@ -50,20 +50,20 @@ package struct CalendarSyncRun: Sendable, Equatable {
         )
         let report = await refresh.run(budget: .seconds(budget))
         let start = CalendarDay(Date(), in: .current).start(in: .current)
-        // The sessions the refresh used sync the calendars: their records are read once.
+        // The sessions the refresh used sync the calendars: their records are read once. The events are counted,
+        // not listed.
         let fetch = await sources.fetch(
             window: DateInterval(start: start, duration: Double(days) * 86_400),
-            opened: opened
+            opened: opened,
+            listing: false
         )
 
-        var counts: [String: Int] = [:]
-        for event in fetch.events { counts[event.source.rawValue, default: 0] += 1 }
         let lines = fetch.rows.map { row in
             SyncLine(
                 name: row.name,
                 token: Self.word(report.outcomes[ConnectionID(row.name)]),
                 calendar: row.state,
-                events: counts[row.name] ?? 0
+                events: row.events
             )
         }
         if json {

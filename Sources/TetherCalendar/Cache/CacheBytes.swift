@@ -115,6 +115,13 @@ struct CacheByteReader {
         return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + length)]), as: UTF8.self)
     }
 
+    /// Steps over a string without reading it.
+    mutating func skipString() throws(Truncated) {
+        let length = try count()
+        guard index + length <= bytes.count else { throw Truncated() }
+        index += length
+    }
+
     mutating func data() throws(Truncated) -> Data {
         let length = try count()
         guard index + length <= bytes.count else { throw Truncated() }

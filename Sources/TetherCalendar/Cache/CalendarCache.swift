@@ -235,7 +235,13 @@ extension CalendarCache {
                 }
                 let revision = CalendarEventStorage.Revision()
                 calendar.storage = CalendarEventStorage(
-                    segments: CachedEventSegments(source: source, calendarID: id, segments: segments),
+                    segments: CachedEventSegments(source: source, calendarID: id, segments: segments) {
+                        [vault] segment in
+                        try vault.open(
+                            sealedBytes: segment.sealed,
+                            context: CalendarCacheFormat.segmentContext(source, calendar: id, id: segment.descriptor.id)
+                        )
+                    },
                     revision: revision
                 )
                 entry.state.calendars[id] = calendar
@@ -341,7 +347,8 @@ extension CalendarCache {
         return data
     }
 
-    /// One segment of `file`, opened.
+    /// One segment of `file`, checked: its plaintext is dropped at once and read again when its month is (see
+    /// ``CachedEventSegments``).
     private func segment(
         _ descriptor: CalendarCacheFormat.SegmentDescriptor,
         in file: Data,
@@ -356,11 +363,11 @@ extension CalendarCache {
         }
         let sealed = file[start..<(start + descriptor.length)]
         do {
-            let record = try vault.open(
+            _ = try vault.open(
                 sealedBytes: sealed,
                 context: CalendarCacheFormat.segmentContext(source, calendar: calendar, id: descriptor.id)
             )
-            return CachedEventSegments.Segment(descriptor: descriptor, sealed: sealed, record: record)
+            return CachedEventSegments.Segment(descriptor: descriptor, sealed: sealed)
         } catch {
             throw CalendarCacheError.corrupted.with(
                 message: "The calendar cache of \(source) was changed or truncated",

@@ -51,6 +51,13 @@ struct CalendarEventStorage: Sendable {
     /// How many events there are, without decoding them.
     var count: Int { segments?.eventCount ?? memory.count }
 
+    /// How many events overlap `window` (see ``CalendarEvent/overlaps(_:in:)``). Of the segments whose events may
+    /// and that are not decoded yet, it reads only each event's key and timing, and keeps nothing.
+    func count(overlapping window: DateInterval, in timeZone: TimeZone) -> Int {
+        guard let segments else { return memory.values.count { $0.overlaps(window, in: timeZone) } }
+        return segments.count(overlapping: window, in: timeZone)
+    }
+
     /// Calls `body` with each event that overlaps `window` (see ``CalendarEvent/overlaps(_:in:)``), decoding only
     /// the segments whose events may.
     func forEachEvent(overlapping window: DateInterval, in timeZone: TimeZone, _ body: (CalendarEvent) -> Void) {
@@ -77,7 +84,10 @@ extension CalendarEventStorage: Hashable {
 }
 
 /// The segments of one calendar as the ``CalendarCache`` read them: each opened (so checked) when the cache was
-/// loaded, decoded on first use and kept decoded.
+/// loaded, opened again and decoded on first use, and kept decoded.
+///
+/// Only the sealed bytes are kept between the two: the plaintext of a month nobody reads is dropped as soon as it
+/// was checked, so that loading reuses one buffer for every segment instead of holding them all.
 final class CachedEventSegments: Sendable {
     /// One segment: the events of the calendar that start in one month.
     struct Segment: Sendable {
@@ -85,8 +95,6 @@ final class CachedEventSegments: Sendable {
         let descriptor: CalendarCacheFormat.SegmentDescriptor
         /// Its sealed bytes, as in the events file.
         let sealed: Data
-        /// Its record (see ``EventRecords``), opened.
-        let record: Data
     }
 
     /// The source whose cache they belong to.
@@ -96,23 +104,34 @@ final class CachedEventSegments: Sendable {
     let segments: [Segment]
     /// How many events the segments hold.
     let eventCount: Int
+    /// Opens a segment's sealed bytes into its record (see ``EventRecords``), with the key and context that checked
+    /// it at load.
+    private let open: @Sendable (Segment) throws -> Data
     private let decoded: LockedState<[Int: [String: CalendarEvent]]>
 
-    init(source: CalendarSourceID, calendarID: String, segments: [Segment]) {
+    init(
+        source: CalendarSourceID,
+        calendarID: String,
+        segments: [Segment],
+        open: @escaping @Sendable (Segment) throws -> Data
+    ) {
         self.source = source
         self.calendarID = calendarID
         self.segments = segments
+        self.open = open
         eventCount = segments.reduce(0) { $0 + $1.descriptor.count }
         decoded = LockedState([:])
     }
 
-    /// The events of segment `index`, decoded once. A record that does not decode — which the cache's checks make
-    /// impossible short of a bug — gives the events read before the failure.
+    /// The events of segment `index`, decoded once. A segment that does not open again or a record that does not
+    /// decode — which the checks at load make impossible short of a bug — gives the events read before the failure.
     func events(ofSegment index: Int) -> [String: CalendarEvent] {
         if let known = decoded.withLock({ $0[index] }) { return known }
         var events: [String: CalendarEvent] = [:]
-        segments[index].record.withUnsafeBytes { bytes in
-            try? EventRecords.decode(bytes, into: &events)
+        if let record = try? open(segments[index]) {
+            record.withUnsafeBytes { bytes in
+                try? EventRecords.decode(bytes, into: &events)
+            }
         }
         decoded.withLock { $0[index] = events }
         return events
@@ -134,12 +153,39 @@ final class CachedEventSegments: Sendable {
 
     /// Calls `body` with each event of the segments whose reach meets `window`.
     func forEachEvent(mayOverlap window: DateInterval, _ body: (CalendarEvent) -> Void) {
+        for index in indices(mayOverlap: window) {
+            for event in events(ofSegment: index).values { body(event) }
+        }
+    }
+
+    /// How many events of the segments overlap `window`: those decoded already are counted, the others are read
+    /// for their timings only (``EventRecords/decodeTimings(_:into:)``), which the same failures end where
+    /// ``events(ofSegment:)`` would.
+    func count(overlapping window: DateInterval, in timeZone: TimeZone) -> Int {
+        var count = 0
+        for index in indices(mayOverlap: window) {
+            if let known = decoded.withLock({ $0[index] }) {
+                count += known.values.count { $0.overlaps(window, in: timeZone) }
+                continue
+            }
+            var timings: [String: CalendarEvent.Timing] = [:]
+            if let record = try? open(segments[index]) {
+                record.withUnsafeBytes { bytes in
+                    try? EventRecords.decodeTimings(bytes, into: &timings)
+                }
+            }
+            count += timings.values.count { $0.overlaps(window, in: timeZone) }
+        }
+        return count
+    }
+
+    /// The segments whose reach meets `window`.
+    private func indices(mayOverlap window: DateInterval) -> [Int] {
         let from = window.start.timeIntervalSince1970
         let to = window.end.timeIntervalSince1970
-        for index in segments.indices {
+        return segments.indices.filter { index in
             let descriptor = segments[index].descriptor
-            guard descriptor.earliest <= to, descriptor.latest >= from else { continue }
-            for event in events(ofSegment: index).values { body(event) }
+            return descriptor.earliest <= to && descriptor.latest >= from
         }
     }
 }

@@ -198,6 +198,58 @@ enum EventRecords {
         guard reader.isAtEnd else { throw CacheByteReader.Truncated() }
     }
 
+    /// Reads the key and timing of each event of a segment into `timings`, and nothing else of them: what
+    /// ``decode(_:into:)`` would read, for counting the events of a window without making them.
+    /// - Throws: ``CacheByteReader/Truncated`` where ``decode(_:into:)`` throws, with the events before it read.
+    static func decodeTimings(
+        _ record: UnsafeRawBufferPointer,
+        into timings: inout [String: CalendarEvent.Timing]
+    ) throws(CacheByteReader.Truncated) {
+        var reader = CacheByteReader(record)
+        let sharedCount = try reader.count()
+        for _ in 0..<sharedCount { try reader.skipString() }
+        func shared() throws(CacheByteReader.Truncated) {
+            guard try reader.count() < sharedCount else { throw CacheByteReader.Truncated() }
+        }
+
+        let count = try reader.count()
+        for _ in 0..<count {
+            let flags = try reader.unsigned()
+            guard flags & ~Flag.known == 0 else { throw CacheByteReader.Truncated() }
+            let id = try reader.string()
+            let key = flags & Flag.keyDiffers != 0 ? try reader.string() : id
+            try shared()
+            try shared()
+            if flags & Flag.calendarName != 0 { try shared() }
+            try reader.skipString()
+            let timing: CalendarEvent.Timing
+            if flags & Flag.timed != 0 {
+                let start = try reader.double()
+                timing = .timed(
+                    start: Date(timeIntervalSince1970: start),
+                    end: Date(timeIntervalSince1970: try reader.double())
+                )
+            } else {
+                guard let first = day(try reader.signed()), let end = day(try reader.signed()) else {
+                    throw CacheByteReader.Truncated()
+                }
+                timing = .allDay(first: first, end: end)
+            }
+            if flags & Flag.timeZone != 0 { try shared() }
+            if flags & Flag.location != 0 { try reader.skipString() }
+            if flags & Flag.notes != 0 { try reader.skipString() }
+            if flags & Flag.organizer != 0 {
+                if flags & Flag.organizerName != 0 { try shared() }
+                if flags & Flag.organizerEmail != 0 { try shared() }
+            }
+            if flags & Flag.seriesID != 0 { try reader.skipString() }
+            if flags & Flag.lastModified != 0 { _ = try reader.double() }
+            if flags & Flag.link != 0 { try reader.skipString() }
+            timings[key] = timing
+        }
+        guard reader.isAtEnd else { throw CacheByteReader.Truncated() }
+    }
+
     private static func day(_ days: Int64) -> CalendarDay? {
         guard abs(days) < 4_000_000 else { return nil }
         let (year, month, day) = DateParsing.civil(fromDays: Int(days))

@@ -25,6 +25,8 @@ public import Tether
 /// 2. otherwise its own cache, as of its last successful sync;
 /// 3. otherwise a stand-in, or nothing.
 ///
+/// ``sync(window:)`` does the same and only counts the events, for a sync that keeps the cache fresh.
+///
 /// Every report says which source served. Malformed events are skipped and listed per source
 /// (``CalendarSourceReport/skipped``): those the source's calendars hold, not only those of the last sync.
 ///
@@ -218,16 +220,34 @@ public actor CalendarConnections {
     /// - Parameter window: The events wanted.
     /// - Returns: The events served and a report per source.
     public func fetch(window: DateInterval) async -> CalendarFetchResult {
+        await serialized { await self.performFetch(window: window, listing: true) }
+    }
+
+    /// Syncs every source as ``fetch(window:)`` does — the same reports, the same cache — without listing the
+    /// events: for a sync that keeps the cache fresh, such as a background refresh. Each report's
+    /// ``CalendarSourceReport/eventCount`` still counts the window's events, reading of a cached month only what it
+    /// takes to count them.
+    /// - Parameter window: The events to count.
+    /// - Returns: A report per source, in the order the sources were given.
+    public func sync(window: DateInterval) async -> [CalendarSourceReport] {
+        await serialized { await self.performFetch(window: window, listing: false) }.sources
+    }
+
+    /// Runs `body` once the fetch started before it ended, so that it starts from the state that one stored.
+    private func serialized(
+        _ body: @escaping @Sendable () async -> CalendarFetchResult
+    ) async -> CalendarFetchResult {
         let previous = lastFetch
         let task = Task {
             await previous?.value
-            return await self.performFetch(window: window)
+            return await body()
         }
         lastFetch = Task { _ = await task.value }
         return await task.value
     }
 
-    private func performFetch(window: DateInterval) async -> CalendarFetchResult {
+    /// Syncs the sources; with `listing`, collects the window's events too (else each report counts them).
+    private func performFetch(window: DateInterval, listing: Bool) async -> CalendarFetchResult {
         let attempts = await syncAll(sources, window: window)
         var reports: [CalendarSourceReport] = []
         for source in sources {
@@ -250,12 +270,18 @@ public actor CalendarConnections {
         }
         var events: [CalendarEvent] = []
         var served: Set<CalendarSourceID> = []
+        // Each source's events unsorted (the whole list is sorted once, below), or, without a listing, how many.
+        func windowEvents(of source: CalendarSourceID) -> (events: [CalendarEvent], count: Int) {
+            guard let state = memory[source]?.entry?.state else { return ([], 0) }
+            guard listing else { return ([], state.count(in: window, timeZone: timeZone)) }
+            let events = state.unsortedEvents(in: window, timeZone: timeZone)
+            return (events, events.count)
+        }
         for index in reports.indices {
             var report = reports[index]
-            // Each source's events unsorted; the whole list is sorted once, below.
-            let own = memory[report.source]?.entry?.state.unsortedEvents(in: window, timeZone: timeZone) ?? []
             if report.served == .fresh {
-                events += own
+                // A fresh report counted its events when the sync was recorded.
+                if listing { events += windowEvents(of: report.source).events }
                 served.insert(report.source)
                 continue
             }
@@ -264,16 +290,16 @@ public actor CalendarConnections {
                 !primaryIDs.contains(candidate.id) && standInAttempts[candidate.id]?.outcome != nil
             }
             if let standIn, prefersStandIn {
-                let standInEvents =
-                    memory[standIn.id]?.entry?.state.unsortedEvents(in: window, timeZone: timeZone) ?? []
+                let standInEvents = windowEvents(of: standIn.id)
                 report.served = .standIn(standIn.id)
                 report.eventCount = standInEvents.count
-                if served.insert(standIn.id).inserted { events += standInEvents }
+                if served.insert(standIn.id).inserted { events += standInEvents.events }
             } else if let entry = memory[report.source]?.entry {
+                let own = windowEvents(of: report.source)
                 report.served = .cache
                 report.eventCount = own.count
                 report.skipped = entry.state.skipped
-                events += own
+                events += own.events
             } else {
                 report.served = .nothing
                 report.eventCount = 0

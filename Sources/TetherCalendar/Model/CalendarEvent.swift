@@ -142,14 +142,7 @@ public struct CalendarEvent: Sendable, Hashable, Codable, CustomStringConvertibl
     /// The interval the event occupies; all-day events are placed in `timeZone` (the viewer's).
     /// - Parameter timeZone: Where all-day dates are placed.
     /// - Returns: The interval; an end before the start is taken as the start.
-    public func interval(in timeZone: TimeZone) -> DateInterval {
-        let (start, end): (Date, Date)
-        switch timing {
-        case .timed(let from, let to): (start, end) = (from, to)
-        case .allDay(let first, let last): (start, end) = (first.start(in: timeZone), last.start(in: timeZone))
-        }
-        return DateInterval(start: start, end: max(start, end))
-    }
+    public func interval(in timeZone: TimeZone) -> DateInterval { timing.interval(in: timeZone) }
 
     /// Whether the event overlaps `window`: it ends after the window starts and starts before the window ends,
     /// as Google's `timeMin`/`timeMax` and Graph's `calendarView` select events.
@@ -158,11 +151,28 @@ public struct CalendarEvent: Sendable, Hashable, Codable, CustomStringConvertibl
     ///   - timeZone: Where all-day dates are placed.
     /// - Returns: Whether they overlap.
     public func overlaps(_ window: DateInterval, in timeZone: TimeZone) -> Bool {
-        let interval = interval(in: timeZone)
-        if interval.duration == 0 { return interval.start >= window.start && interval.start < window.end }
-        return interval.end > window.start && interval.start < window.end
+        timing.overlaps(window, in: timeZone)
     }
 
     /// `CalendarEvent(source/calendar/id)`: never the title or other personal data.
     public var description: String { "CalendarEvent(\(source)/\(calendarID)/\(id))" }
+}
+
+extension CalendarEvent.Timing {
+    /// See ``CalendarEvent/interval(in:)``.
+    func interval(in timeZone: TimeZone) -> DateInterval {
+        let (start, end): (Date, Date)
+        switch self {
+        case .timed(let from, let to): (start, end) = (from, to)
+        case .allDay(let first, let last): (start, end) = (first.start(in: timeZone), last.start(in: timeZone))
+        }
+        return DateInterval(start: start, end: max(start, end))
+    }
+
+    /// See ``CalendarEvent/overlaps(_:in:)``.
+    func overlaps(_ window: DateInterval, in timeZone: TimeZone) -> Bool {
+        let interval = interval(in: timeZone)
+        if interval.duration == 0 { return interval.start >= window.start && interval.start < window.end }
+        return interval.end > window.start && interval.start < window.end
+    }
 }

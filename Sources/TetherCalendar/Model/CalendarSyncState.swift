@@ -125,9 +125,7 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
     /// How many events overlap `window`.
     func count(in window: DateInterval, timeZone: TimeZone) -> Int {
         var count = 0
-        for calendar in calendars.values {
-            calendar.storage.forEachEvent(overlapping: window, in: timeZone) { _ in count += 1 }
-        }
+        for calendar in calendars.values { count += calendar.storage.count(overlapping: window, in: timeZone) }
         return count
     }
 }

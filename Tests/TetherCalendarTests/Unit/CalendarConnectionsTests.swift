@@ -127,6 +127,40 @@ struct CalendarConnectionsTests {
         #expect(result.sources[0].status.kind == .offline)
     }
 
+    @Test func aSyncReportsAsAFetchDoesWithoutListingTheEvents() async {
+        let healthy = LockedFlag(true)
+        let google = StubSource(id: "google", kind: .google, status: .connected(account: nil)) { _, _ in
+            guard healthy.value else { throw CalendarError.offline.with(message: "no network") }
+            return CalendarSyncOutcome(
+                state: StubSource.state([
+                    StubSource.event("g1", source: "google", at: "2025-03-04T09:00:00Z"),
+                    StubSource.event("g2", source: "google", at: "2025-03-05T09:00:00Z"),
+                    StubSource.event("later", source: "google", at: "2025-04-05T09:00:00Z"),
+                ])
+            )
+        }
+        let connections = CalendarConnections(
+            sources: [google, StubSource.loading("outlook", kind: .microsoft, ["o1"])],
+            fallbacks: ["outlook": [StubSource.loading("apple-calendar", kind: .apple, ["a1"])]],
+            timeZone: utc,
+            logger: silent
+        )
+        let fetched = await connections.fetch(window: Self.window)
+        let synced = await connections.sync(window: Self.window)
+        #expect(synced.map(\.source) == fetched.sources.map(\.source))
+        #expect(synced.map(\.served) == [.fresh, .fresh])
+        #expect(synced.map(\.eventCount) == [2, 1])
+        #expect(synced.map(\.eventCount) == fetched.sources.map(\.eventCount))
+        // Served from the cache, the events are counted all the same.
+        healthy.value = false
+        let offline = await connections.sync(window: Self.window)
+        #expect(offline.map(\.served) == [.cache, .fresh])
+        #expect(offline[0].eventCount == 2)
+        #expect(offline[0].status.kind == .offline)
+        let listed = await connections.fetch(window: Self.window)
+        #expect(listed.sources.map(\.eventCount) == offline.map(\.eventCount))
+    }
+
     @Test func eventsOutsideTheWindowAreNotServedAndSkipsAreReported() async {
         let skip = SkippedEvent(source: "google", calendarID: "main", eventID: "bad", reason: .unknownTimeZone)
         let google = StubSource(id: "google", kind: .google, status: .connected(account: nil)) { _, _ in

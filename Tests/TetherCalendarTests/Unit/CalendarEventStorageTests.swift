@@ -103,6 +103,57 @@ struct CalendarEventStorageTests {
         }
     }
 
+    @Test func countingAWindowDecodesNoMonthAndCountsAsInMemory() throws {
+        let entry = Self.yearEntry()
+        let (loaded, fixture) = try Self.loaded(entry)
+        defer { fixture.remove() }
+        let segments = try #require(loaded.state.calendars["primary"]?.storage.segments)
+        var counted = 0
+        for name in ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago", "America/St_Johns"] {
+            let zone = try #require(TimeZone(identifier: name))
+            var from = instant("2025-12-20T00:00:00Z")
+            while from < instant("2027-02-01T00:00:00Z") {
+                for window in [
+                    DateInterval(start: from, duration: 86_400 * 14),
+                    DateInterval(start: from.addingTimeInterval(3_600 * 13), duration: 3_600),
+                ] {
+                    let count = loaded.state.count(in: window, timeZone: zone)
+                    #expect(count == entry.state.count(in: window, timeZone: zone), "\(name) \(window)")
+                    counted += count
+                }
+                from = from.addingTimeInterval(86_400 * 11.5)
+            }
+        }
+        #expect(counted > 1_000)
+        #expect(segments.decodedSegmentCount == 0)
+        // Once a month is decoded, it is counted from the decoded events.
+        let week = DateInterval(start: instant("2026-03-02T00:00:00Z"), duration: 86_400 * 7)
+        _ = loaded.state.events(in: week, timeZone: utc)
+        #expect(segments.decodedSegmentCount > 0)
+        #expect(loaded.state.count(in: week, timeZone: utc) == entry.state.count(in: week, timeZone: utc))
+    }
+
+    @Test func timingsReadAsTheEventsDoAndARecordCutShortIsRefused() throws {
+        let events = Self.yearEntry().state.calendars["primary"]?.events ?? [:]
+        let record = EventRecords.encode(events.map { ($0.key, $0.value) })
+        var timings: [String: CalendarEvent.Timing] = [:]
+        try record.withUnsafeBytes { try EventRecords.decodeTimings($0, into: &timings) }
+        #expect(timings == events.mapValues(\.timing))
+        #expect(timings["key-differs"] != nil)
+        for length in stride(from: 0, to: record.count, by: 97) {
+            var some: [String: CalendarEvent.Timing] = [:]
+            #expect(throws: CacheByteReader.Truncated.self) {
+                try Array(record.prefix(length)).withUnsafeBytes { try EventRecords.decodeTimings($0, into: &some) }
+            }
+        }
+        var none: [String: CalendarEvent.Timing] = [:]
+        #expect(throws: CacheByteReader.Truncated.self) {
+            try ([0x00, 0x01, 0x80, 0x80, 0x01] as [UInt8]).withUnsafeBytes {
+                try EventRecords.decodeTimings($0, into: &none)
+            }
+        }
+    }
+
     @Test func aLoadedStateEqualsTheSavedOneAndChangesAsADictionary() throws {
         let entry = Self.yearEntry()
         let (loaded, fixture) = try Self.loaded(entry)

@@ -29,18 +29,17 @@ public struct VaultKey: Sendable, CustomStringConvertible, CustomDebugStringConv
         VaultKey(symmetricKey: SymmetricKey(size: .bits256))
     }
 
-    /// Reads a key from its base64 encoding; surrounding whitespace is ignored.
+    /// Reads a key from its base64 encoding; surrounding ASCII white space (spaces, tabs, line breaks) is ignored.
     /// - Parameter base64: The base64 encoding of 32 bytes.
     /// - Throws: ``CredentialStoreError/invalidConfiguration`` when the text is not the base64 encoding of
     ///   32 bytes. The message never contains the text.
     public init(base64: String) throws {
-        let trimmed = base64.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let bytes = Data(base64Encoded: trimmed), bytes.count == Self.byteCount else {
+        guard let key = VaultRecordCipher.key(base64: base64) else {
             throw CredentialStoreError.invalidConfiguration.with(
                 message: "A vault key must be the base64 encoding of \(Self.byteCount) bytes"
             )
         }
-        self.init(symmetricKey: SymmetricKey(data: bytes))
+        self.init(symmetricKey: key)
     }
 
     /// The key's base64 encoding, to put into `TETHER_VAULT_KEY` or a key file. Handle it as a secret.
