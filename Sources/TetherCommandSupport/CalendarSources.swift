@@ -197,18 +197,20 @@ package struct CalendarSources: Sendable {
         }
         let cache = openCache()
         let connections = CalendarConnections(sources: sources, cache: try? cache.get(), logger: workspace.logger)
+        // The choice lives in the profile; the cache keeps a copy (a failure to write it is the report's). It is
+        // applied as each source's cache is read, while its first request is on the way.
+        var selections: [CalendarSourceID: CalendarSelection] = [:]
         for profile in profiles where failures[profile.name] == nil {
-            // The choice lives in the profile; the cache keeps a copy (a failure to write it is the report's).
-            try? await connections.select(profile.calendar?.selection ?? .default, for: CalendarSourceID(profile.name))
+            selections[CalendarSourceID(profile.name)] = profile.calendar?.selection ?? .default
         }
         let reports: [CalendarSourceReport]
         var events: [CalendarEvent] = []
         if listing {
-            let result = await connections.fetch(window: window)
+            let result = await connections.fetch(window: window, selecting: selections)
             reports = result.sources
             events = result.events
         } else {
-            reports = await connections.sync(window: window)
+            reports = await connections.sync(window: window, selecting: selections)
         }
         // Said once the sources were fetched: a refresh that `tether calendar sync` hands to `tether-cli` on the way
         // (docs/decisions.md §49) has not printed it yet.

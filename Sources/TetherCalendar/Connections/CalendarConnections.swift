@@ -116,6 +116,11 @@ public actor CalendarConnections {
     ///   and is stored with the next successful sync.
     public func select(_ selection: CalendarSelection, for source: CalendarSourceID) throws {
         readCacheIfNeeded(source)
+        try apply(selection, to: source)
+    }
+
+    /// ``select(_:for:)`` once the source's cache was read.
+    private func apply(_ selection: CalendarSelection, to source: CalendarSourceID) throws {
         let unchanged = self.selection(source) == selection
         memory[source, default: Memory()].selected = selection
         guard !unchanged else { return }
@@ -220,7 +225,17 @@ public actor CalendarConnections {
     /// - Parameter window: The events wanted.
     /// - Returns: The events served and a report per source.
     public func fetch(window: DateInterval) async -> CalendarFetchResult {
-        await serialized { await self.performFetch(window: window, listing: true) }
+        await fetch(window: window, selecting: [:])
+    }
+
+    /// ``fetch(window:)`` after ``select(_:for:)`` for each source of `selections`, each applied as the source's
+    /// sync reads its cache, so that reading it overlaps the source's first request. A selection the cache cannot
+    /// store is reported in ``CalendarSourceReport/cacheError`` (and holds all the same).
+    package func fetch(
+        window: DateInterval,
+        selecting selections: [CalendarSourceID: CalendarSelection]
+    ) async -> CalendarFetchResult {
+        await serialized { await self.performFetch(window: window, listing: true, selections: selections) }
     }
 
     /// Syncs every source as ``fetch(window:)`` does — the same reports, the same cache — without listing the
@@ -230,7 +245,15 @@ public actor CalendarConnections {
     /// - Parameter window: The events to count.
     /// - Returns: A report per source, in the order the sources were given.
     public func sync(window: DateInterval) async -> [CalendarSourceReport] {
-        await serialized { await self.performFetch(window: window, listing: false) }.sources
+        await sync(window: window, selecting: [:])
+    }
+
+    /// ``sync(window:)`` with selections applied as ``fetch(window:selecting:)`` applies them.
+    package func sync(
+        window: DateInterval,
+        selecting selections: [CalendarSourceID: CalendarSelection]
+    ) async -> [CalendarSourceReport] {
+        await serialized { await self.performFetch(window: window, listing: false, selections: selections) }.sources
     }
 
     /// Runs `body` once the fetch started before it ended, so that it starts from the state that one stored.
@@ -247,8 +270,12 @@ public actor CalendarConnections {
     }
 
     /// Syncs the sources; with `listing`, collects the window's events too (else each report counts them).
-    private func performFetch(window: DateInterval, listing: Bool) async -> CalendarFetchResult {
-        let attempts = await syncAll(sources, window: window)
+    private func performFetch(
+        window: DateInterval,
+        listing: Bool,
+        selections: [CalendarSourceID: CalendarSelection]
+    ) async -> CalendarFetchResult {
+        let attempts = await syncAll(sources, window: window, selections: selections)
         var reports: [CalendarSourceReport] = []
         for source in sources {
             reports.append(await record(source, attempts[source.id] ?? Attempt(), window: window))
@@ -319,18 +346,20 @@ public actor CalendarConnections {
         return CalendarFetchResult(sources: reports, events: CalendarEvent.sorted(events, in: timeZone), window: window)
     }
 
-    /// Syncs `list` concurrently, each from its remembered state.
-    private func syncAll(_ list: [any CalendarSource], window: DateInterval) async -> [CalendarSourceID: Attempt] {
-        var inputs: [(any CalendarSource, CalendarSyncState, CalendarSelection)] = []
-        for source in list {
-            readCacheIfNeeded(source.id)
-            inputs.append((source, memory[source.id]?.entry?.state ?? CalendarSyncState(), selection(source.id)))
-        }
-        return await withTaskGroup(of: (CalendarSourceID, Attempt).self) { group in
-            for (source, state, selected) in inputs {
+    /// Syncs `list` concurrently, each from its remembered state. Each source's cache is read as its sync starts,
+    /// so that a source's first request (its calendar list) overlaps reading it.
+    private func syncAll(
+        _ list: [any CalendarSource],
+        window: DateInterval,
+        selections: [CalendarSourceID: CalendarSelection] = [:]
+    ) async -> [CalendarSourceID: Attempt] {
+        let attempts = await withTaskGroup(of: (CalendarSourceID, Attempt).self) { group in
+            for source in list {
                 group.addTask {
                     do {
-                        let outcome = try await source.syncSelected(from: state, window: window, selection: selected)
+                        let outcome = try await source.syncSelected(window: window) {
+                            await self.syncInputs(source.id, selecting: selections[source.id])
+                        }
                         return (source.id, Attempt(outcome: outcome))
                     } catch let error as CalendarError {
                         return (source.id, Attempt(error: error))
@@ -355,6 +384,23 @@ public actor CalendarConnections {
             for await (id, attempt) in group { attempts[id] = attempt }
             return attempts
         }
+        // Every source's cache is read and its selection applied, whatever its sync did.
+        for source in list { _ = syncInputs(source.id, selecting: selections[source.id]) }
+        return attempts
+    }
+
+    /// What a source syncs from: its remembered state (the cache read first) and its selection, `selection` applied
+    /// first when given (once).
+    private func syncInputs(
+        _ source: CalendarSourceID,
+        selecting selection: CalendarSelection?
+    ) -> (state: CalendarSyncState, selection: CalendarSelection) {
+        readCacheIfNeeded(source)
+        if let selection, memory[source]?.selected != selection {
+            // A failure to store it is the cache's error in the report; the choice holds.
+            try? apply(selection, to: source)
+        }
+        return (memory[source]?.entry?.state ?? CalendarSyncState(), self.selection(source))
     }
 
     /// Remembers an attempt (and caches a success), and reports it as if the source served itself.

@@ -269,7 +269,17 @@ public struct GoogleCalendarClient: CalendarSource {
         window: DateInterval,
         selection: CalendarSelection
     ) async throws -> CalendarSyncOutcome {
-        let plan = CalendarReadPlan(selection, available: try await calendars(), previous: state)
+        try await sync(from: state, window: window, selection: selection, available: try await calendars())
+    }
+
+    /// ``sync(from:window:selection:)`` with the calendar list read already (``calendars()``).
+    func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        selection: CalendarSelection,
+        available: [CalendarInfo]
+    ) async throws -> CalendarSyncOutcome {
+        let plan = CalendarReadPlan(selection, available: available, previous: state)
         var outcome = CalendarSyncOutcome(state: CalendarSyncState())
         let byIdentifier = selection.calendarIDs != nil
         for calendar in plan.read {

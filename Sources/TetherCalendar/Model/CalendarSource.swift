@@ -52,15 +52,42 @@ extension CalendarSource {
 /// A source that reads a ``CalendarSelection`` itself — every calendar, those added later included — and reports
 /// the chosen calendars that are gone. ``CalendarConnections`` hands it the selection as it is; another source gets
 /// the identifiers the selection stands for.
+///
+/// Its sync starts with the calendar list (``CalendarSource/calendars()``), which depends on nothing the last sync
+/// left: ``CalendarSource/syncSelected(window:inputs:)`` reads it while the state is read.
 protocol CalendarSelectionSyncing: CalendarSource {
     func sync(
         from state: CalendarSyncState,
         window: DateInterval,
         selection: CalendarSelection
     ) async throws -> CalendarSyncOutcome
+
+    /// The same with the calendar list already read.
+    func sync(
+        from state: CalendarSyncState,
+        window: DateInterval,
+        selection: CalendarSelection,
+        available: [CalendarInfo]
+    ) async throws -> CalendarSyncOutcome
 }
 
 extension CalendarSource {
+    /// ``syncSelected(from:window:selection:)`` with the state and the selection from `inputs` (the cache, read
+    /// on the caller's side): a source that reads selections asks for its calendar list at once, so that the
+    /// request overlaps reading them.
+    func syncSelected(
+        window: DateInterval,
+        inputs: @Sendable () async -> (state: CalendarSyncState, selection: CalendarSelection)
+    ) async throws -> CalendarSyncOutcome {
+        guard let source = self as? any CalendarSelectionSyncing else {
+            let (state, selection) = await inputs()
+            return try await syncSelected(from: state, window: window, selection: selection)
+        }
+        async let available = source.calendars()
+        let (state, selection) = await inputs()
+        return try await source.sync(from: state, window: window, selection: selection, available: try await available)
+    }
+
     /// Syncs the calendars `selection` takes: through the source itself when it reads selections, otherwise with
     /// the identifiers the selection stands for (for ``CalendarSelection/all``, every calendar it lists now).
     func syncSelected(

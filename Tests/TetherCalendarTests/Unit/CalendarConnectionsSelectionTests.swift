@@ -88,6 +88,50 @@ struct CalendarConnectionsSelectionTests {
         #expect(cached.events.map(\.calendarID) == ["home"])
     }
 
+    @Test func aChoiceGivenWithTheFetchIsAppliedAsSelectAppliesIt() async throws {
+        let fixture = CalendarCacheTests.Fixture()
+        defer { fixture.remove() }
+        let key = VaultKey.generate()
+        let source = RecordingSource()
+        let first = CalendarConnections(sources: [source], cache: try fixture.cache(key: key), logger: silent)
+        let all = await first.fetch(window: Self.window, selecting: ["device": .all])
+        #expect(Set(all.events.map(\.calendarID)) == ["work", "home"])
+        #expect(try fixture.cache(key: key).load("device")?.selection == .all)
+
+        // A later process chooses one calendar with its sync: stored, the other's events gone, as select(_:for:).
+        let second = CalendarConnections(sources: [source], cache: try fixture.cache(key: key), logger: silent)
+        let reports = await second.sync(window: Self.window, selecting: ["device": .calendars(["home"])])
+        #expect(reports.map(\.eventCount) == [1])
+        let stored = try #require(try fixture.cache(key: key).load("device"))
+        #expect(stored.selection == .calendars(["home"]))
+        #expect(Set(stored.state.calendars.keys) == ["home"])
+        #expect(source.requests == [["work", "home"], ["home"]])
+        #expect(await second.selection(for: "device") == .calendars(["home"]))
+    }
+
+    @Test func aChoiceGivenWithTheFetchThatTheCacheCannotStoreIsReportedAndHolds() async throws {
+        let fixture = CalendarCacheTests.Fixture()
+        defer { fixture.remove() }
+        let source = RecordingSource()
+        let cache = try fixture.cache(key: .generate())
+        // Another key's file in the cache's place: the cache refuses to replace it.
+        let other = CalendarCacheTests.Fixture()
+        defer { other.remove() }
+        let otherCache = try other.cache(key: .generate())
+        try otherCache.save(CalendarCache.Entry(source: "device", state: CalendarSyncState(), lastSuccessfulSync: Date()))
+        let file = cache.fileURL(for: "device")
+        try FileManager.default.createDirectory(at: fixture.cacheFolder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: otherCache.fileURL(for: "device"), to: file)
+        let foreign = try Data(contentsOf: file)
+        let connections = CalendarConnections(sources: [source], cache: cache, logger: silent)
+        let reports = await connections.sync(window: Self.window, selecting: ["device": .calendars(["home"])])
+        #expect(reports.first?.cacheError == .wrongKey)
+        #expect(reports.first?.served == .fresh)
+        #expect(source.requests == [["home"]])
+        #expect(try Data(contentsOf: file) == foreign)
+        #expect(await connections.selection(for: "device") == .calendars(["home"]))
+    }
+
     @Test func aCacheThatCannotBeWrittenIsATypedErrorAndTheChoiceStillHolds() async throws {
         let fixture = CalendarCacheTests.Fixture()
         defer { fixture.remove() }
