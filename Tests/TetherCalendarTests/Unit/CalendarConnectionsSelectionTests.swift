@@ -118,7 +118,9 @@ struct CalendarConnectionsSelectionTests {
         let other = CalendarCacheTests.Fixture()
         defer { other.remove() }
         let otherCache = try other.cache(key: .generate())
-        try otherCache.save(CalendarCache.Entry(source: "device", state: CalendarSyncState(), lastSuccessfulSync: Date()))
+        try otherCache.save(
+            CalendarCache.Entry(source: "device", state: CalendarSyncState(), lastSuccessfulSync: Date())
+        )
         let file = cache.fileURL(for: "device")
         try FileManager.default.createDirectory(at: fixture.cacheFolder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: otherCache.fileURL(for: "device"), to: file)
