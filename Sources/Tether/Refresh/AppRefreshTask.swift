@@ -17,7 +17,7 @@ public import BackgroundTasksShim
 /// let keepFresh = AppRefreshTask(identifier: "com.example.app.refresh") {
 ///     BackgroundRefresh(sessions: [session])
 /// } afterwards: { report in
-///     _ = await calendars.fetch(window: nextWeek)
+///     _ = await calendars.sync(window: nextWeek)
 /// }
 /// keepFresh.register()                           // in application(_:didFinishLaunchingWithOptions:)
 /// try keepFresh.schedule(earliest: .now + 900)   // when the scene enters the background
