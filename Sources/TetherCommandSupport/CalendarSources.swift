@@ -55,9 +55,16 @@ package struct CalendarSources: Sendable {
         }
     }
 
-    /// The offline cache beside the vault, or why its folder cannot be made.
+    /// The offline cache beside the vault, or why its folder cannot be made. A command lives a moment: it maps the
+    /// cache's events files rather than reading them (docs/decisions.md §50).
     private func openCache() -> Result<CalendarCache, any Error> {
-        Result { try CalendarCache(vault: workspace.vault) }
+        Result {
+            try CalendarCache(
+                directory: workspace.vault.directory.appendingPathComponent("calendar-cache", isDirectory: true),
+                vault: workspace.vault,
+                mappingEventsFiles: true
+            )
+        }
     }
 
     private func noteCacheUnavailable(_ error: any Error) {

@@ -44,20 +44,20 @@ enum CacheFiles {
         }
     }
 
-    /// From this size on, Linux maps a file and reads it into the mapping at once rather than copying it into a
-    /// buffer (see ``read(_:)``).
+    /// From this size on, `read(_:mapping:)` may map a file rather than copy it into a buffer.
     static let mappedSize = 64 * 1024
 
     /// The bytes of the file at `path`, read at once; `nil` when there is no file. A symbolic link is not followed.
     ///
-    /// On Linux a file of ``mappedSize`` or more is mapped and every page of it read into the mapping before this
-    /// returns (`MADV_POPULATE_READ`), which reports a page that cannot be read as an error here, as `read(2)` would,
-    /// rather than as `SIGBUS` later. That saves the fresh buffer's page faults: an events file of a year's calendar
-    /// (1.7 MB for 5,000 events) is in memory in 0.06 ms instead of 1 ms. The cache never changes a file in place (it
-    /// writes a new one and renames it over), so the mapped bytes stay as they were read while the mapping lives,
-    /// even after the file is replaced or removed. Where the kernel cannot populate a mapping (before Linux 5.14),
-    /// the file is read into a buffer.
-    static func read(_ path: String) throws -> Data? {
+    /// With `mapping`, on Linux, a file of ``mappedSize`` or more is mapped and every page of it read into the
+    /// mapping before this returns (`MADV_POPULATE_READ`), which reports a page that cannot be read as an error
+    /// here, as `read(2)` would, rather than as `SIGBUS` later. That saves the fresh buffer's page faults: an events
+    /// file of a year's calendar (1.7 MB for 5,000 events) is in memory in 0.06 ms instead of 1 ms. It is for a
+    /// process that lives a moment (a command): the mapped bytes are the file's for as long as the mapping lives,
+    /// and the cache never changes a file in place (it writes a new one and renames it over), but another program
+    /// could, and a page dropped under memory pressure is read from the file again. Where the kernel cannot
+    /// populate a mapping (before Linux 5.14), the file is read into a buffer.
+    static func read(_ path: String, mapping: Bool = false) throws -> Data? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -67,7 +67,7 @@ enum CacheFiles {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Failure(operation: "inspect", code: errno) }
         #if os(Linux)
-        if info.st_size >= mappedSize, let mapped = try mapped(fd, size: Int(info.st_size)) { return mapped }
+        if mapping, info.st_size >= mappedSize, let mapped = try mapped(fd, size: Int(info.st_size)) { return mapped }
         #endif
         var data = Data(count: Int(info.st_size))
         var filled = 0

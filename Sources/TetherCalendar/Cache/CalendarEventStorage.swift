@@ -15,6 +15,12 @@ struct CalendarEventStorage: Sendable {
     private(set) var segments: CachedEventSegments?
     /// Changes with every change of the events, so that the cache can tell the storage it loaded or wrote last.
     private(set) var revision = Revision()
+    /// Whether the events are all here: `false` once a segment could not be read again (see
+    /// ``CachedEventSegments/isComplete``), and for every change made on top of that. The cache refuses to write
+    /// such events.
+    private var complete = true
+    /// Whether every event could be read; see ``CachedEventSegments/isComplete``.
+    var isComplete: Bool { complete && (segments?.isComplete ?? true) }
 
     /// A token compared by identity: a new one for each version of the events.
     final class Revision: Sendable {}
@@ -36,11 +42,13 @@ struct CalendarEventStorage: Sendable {
         set {
             memory = newValue
             segments = nil
+            complete = true
             revision = Revision()
         }
         _modify {
             if let segments {
                 memory = segments.allEvents()
+                complete = segments.isComplete
                 self.segments = nil
             }
             revision = Revision()
@@ -108,6 +116,7 @@ final class CachedEventSegments: Sendable {
     /// it at load.
     private let open: @Sendable (Segment) throws -> Data
     private let decoded: LockedState<[Int: [String: CalendarEvent]]>
+    private let failed = LockedState(false)
 
     init(
         source: CalendarSourceID,
@@ -123,15 +132,22 @@ final class CachedEventSegments: Sendable {
         decoded = LockedState([:])
     }
 
+    /// Whether every segment read so far opened again and decoded. The checks at load make a failure impossible
+    /// short of a bug, or of another program changing a mapped events file in place (see ``CacheFiles``).
+    var isComplete: Bool { !failed.withLock { $0 } }
+
     /// The events of segment `index`, decoded once. A segment that does not open again or a record that does not
-    /// decode — which the checks at load make impossible short of a bug — gives the events read before the failure.
+    /// decode gives the events read before the failure, is not kept as decoded, and makes the segments incomplete
+    /// (``isComplete``).
     func events(ofSegment index: Int) -> [String: CalendarEvent] {
         if let known = decoded.withLock({ $0[index] }) { return known }
         var events: [String: CalendarEvent] = [:]
-        if let record = try? open(segments[index]) {
-            record.withUnsafeBytes { bytes in
-                try? EventRecords.decode(bytes, into: &events)
-            }
+        do {
+            let record = try open(segments[index])
+            try record.withUnsafeBytes { bytes in try EventRecords.decode(bytes, into: &events) }
+        } catch {
+            failed.withLock { $0 = true }
+            return events
         }
         decoded.withLock { $0[index] = events }
         return events
@@ -169,10 +185,11 @@ final class CachedEventSegments: Sendable {
                 continue
             }
             var timings: [String: CalendarEvent.Timing] = [:]
-            if let record = try? open(segments[index]) {
-                record.withUnsafeBytes { bytes in
-                    try? EventRecords.decodeTimings(bytes, into: &timings)
-                }
+            do {
+                let record = try open(segments[index])
+                try record.withUnsafeBytes { bytes in try EventRecords.decodeTimings(bytes, into: &timings) }
+            } catch {
+                failed.withLock { $0 = true }
             }
             count += timings.values.count { $0.overlaps(window, in: timeZone) }
         }

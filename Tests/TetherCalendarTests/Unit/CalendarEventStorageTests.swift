@@ -154,6 +154,73 @@ struct CalendarEventStorageTests {
         }
     }
 
+    #if os(Linux)
+    @Test func aMappedEventsFileChangedInPlaceAfterTheLoadIsNeverWrittenBackShort() throws {
+        var entry = Self.yearEntry()
+        let team = CalendarInfo(id: "team", name: "Team")
+        var teamEvent = CalendarEvent(
+            id: "standup",
+            source: "work",
+            calendarID: "team",
+            title: "Standup",
+            timing: .timed(start: instant("2026-03-02T09:00:00Z"), end: instant("2026-03-02T09:15:00Z"))
+        )
+        entry.state.calendars["team"] = CalendarSyncState.Calendar(info: team, events: [teamEvent.id: teamEvent])
+        let fixture = CalendarCacheTests.Fixture()
+        defer { fixture.remove() }
+        let key = VaultKey.generate()
+        func mappingCache() throws -> CalendarCache {
+            let vault = try VaultStore(directory: fixture.directory, key: key, environment: [:], logger: silent)
+            return try CalendarCache(directory: fixture.cacheFolder, vault: vault, mappingEventsFiles: true)
+        }
+        try mappingCache().save(entry)
+        let file = try #require(try fixture.eventsFiles().first)
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0 > 64 * 1024)
+
+        // Mapped and checked, and nothing wrong: counted, changed and written as when the file is read.
+        let cache = try mappingCache()
+        var loaded = try #require(try cache.load("work"))
+        let year = DateInterval(start: instant("2026-01-01T00:00:00Z"), duration: 86_400 * 400)
+        #expect(loaded.state.count(in: year, timeZone: utc) == entry.state.count(in: year, timeZone: utc))
+        loaded.state.calendars["primary"]?.events["event-7"] = nil
+        try cache.save(loaded)
+        #expect(try mappingCache().load("work")?.state.calendars["primary"]?.events.count == 1_101)
+
+        // Another program rewrites the file in place after the load checked it: a month no longer opens.
+        let again = try mappingCache()
+        var damaged = try #require(try again.load("work"))
+        let written = try #require(try fixture.eventsFiles().first)
+        let handle = try FileHandle(forWritingTo: written)
+        try handle.seek(toOffset: 4_096)
+        try handle.write(contentsOf: Data(repeating: 0x5A, count: 100_000))
+        try handle.close()
+        let before = try Data(contentsOf: written)
+        damaged.state.calendars["primary"]?.events["event-8"] = nil
+        #expect(damaged.state.calendars["primary"]?.storage.isComplete == false)
+        #expect(throws: CalendarCacheError.corrupted) { try again.save(damaged) }
+        #expect(try Data(contentsOf: written) == before)
+        #expect(try fixture.eventsFiles() == [written])
+
+        // Another calendar changed: the damaged one's sealed months would be copied as they are, and are checked.
+        try mappingCache().remove("work")
+        try mappingCache().save(entry)
+        let third = try mappingCache()
+        var other = try #require(try third.load("work"))
+        let rewritten = try #require(try fixture.eventsFiles().first)
+        let handle2 = try FileHandle(forWritingTo: rewritten)
+        try handle2.seek(toOffset: 8_192)
+        try handle2.write(contentsOf: Data(repeating: 0xA5, count: 50_000))
+        try handle2.close()
+        let damagedAgain = try Data(contentsOf: rewritten)
+        teamEvent.title = "Standup, moved"
+        other.state.calendars["team"]?.events[teamEvent.id] = teamEvent
+        #expect(other.state.calendars["primary"]?.storage.segments != nil)
+        #expect(throws: CalendarCacheError.corrupted) { try third.save(other) }
+        #expect(try Data(contentsOf: rewritten) == damagedAgain)
+        #expect(try fixture.eventsFiles() == [rewritten])
+    }
+    #endif
+
     @Test func aLoadedStateEqualsTheSavedOneAndChangesAsADictionary() throws {
         let entry = Self.yearEntry()
         let (loaded, fixture) = try Self.loaded(entry)
