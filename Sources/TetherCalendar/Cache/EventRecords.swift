@@ -141,19 +141,7 @@ enum EventRecords {
             let calendarID = try text(try reader.count())
             let calendarName = flags & Flag.calendarName != 0 ? try text(try reader.count()) : nil
             let title = try reader.string()
-            let timing: CalendarEvent.Timing
-            if flags & Flag.timed != 0 {
-                let start = try reader.double()
-                timing = .timed(
-                    start: Date(timeIntervalSince1970: start),
-                    end: Date(timeIntervalSince1970: try reader.double())
-                )
-            } else {
-                guard let first = day(try reader.signed()), let end = day(try reader.signed()) else {
-                    throw CacheByteReader.Truncated()
-                }
-                timing = .allDay(first: first, end: end)
-            }
+            let timing = try timing(flags, from: &reader)
             var timeZone: TimeZone?
             if flags & Flag.timeZone != 0 {
                 let number = try reader.count()
@@ -222,19 +210,7 @@ enum EventRecords {
             try shared()
             if flags & Flag.calendarName != 0 { try shared() }
             try reader.skipString()
-            let timing: CalendarEvent.Timing
-            if flags & Flag.timed != 0 {
-                let start = try reader.double()
-                timing = .timed(
-                    start: Date(timeIntervalSince1970: start),
-                    end: Date(timeIntervalSince1970: try reader.double())
-                )
-            } else {
-                guard let first = day(try reader.signed()), let end = day(try reader.signed()) else {
-                    throw CacheByteReader.Truncated()
-                }
-                timing = .allDay(first: first, end: end)
-            }
+            let timing = try timing(flags, from: &reader)
             if flags & Flag.timeZone != 0 { try shared() }
             if flags & Flag.location != 0 { try reader.skipString() }
             if flags & Flag.notes != 0 { try reader.skipString() }
@@ -248,6 +224,24 @@ enum EventRecords {
             timings[key] = timing
         }
         guard reader.isAtEnd else { throw CacheByteReader.Truncated() }
+    }
+
+    /// An event's timing, as the record's `flags` say it was written.
+    private static func timing(
+        _ flags: UInt64,
+        from reader: inout CacheByteReader
+    ) throws(CacheByteReader.Truncated) -> CalendarEvent.Timing {
+        if flags & Flag.timed != 0 {
+            let start = try reader.double()
+            return .timed(
+                start: Date(timeIntervalSince1970: start),
+                end: Date(timeIntervalSince1970: try reader.double())
+            )
+        }
+        guard let first = day(try reader.signed()), let end = day(try reader.signed()) else {
+            throw CacheByteReader.Truncated()
+        }
+        return .allDay(first: first, end: end)
     }
 
     private static func day(_ days: Int64) -> CalendarDay? {
