@@ -61,6 +61,17 @@ struct GitCredentialHelperTests {
                 environment: environment,
                 askpassCalls: askpass.calls
             )
+            // One repository with one commit, pushed over the file system, before the sign-in: the first token's
+            // 8 s start when the test's first request is at hand, not before a loaded machine ran five git commands.
+            let bare = fixture.bare.path
+            let seed = folder.appendingPathComponent("seed")
+            try await fixture.expectGit(["init", "-q", "--bare", "-b", "main", bare])
+            try await fixture.expectGit(["init", "-q", "-b", "main", seed.path])
+            try "hello\n".write(to: seed.appendingPathComponent("README"), atomically: true, encoding: .utf8)
+            try await fixture.expectGit(["-C", seed.path, "add", "README"])
+            try await fixture.expectGit(["-C", seed.path, "commit", "-q", "-m", "First"])
+            try await fixture.expectGit(["-C", seed.path, "push", "-q", bare, "main"])
+
             let login = try await cli.loginWithDeviceCode(
                 ["login", "dev", "--issuer", cli.issuer, "--device"]
                     + (byHost ? ["--git-host", "127.0.0.1:\(server.port)"] : [])
@@ -77,15 +88,6 @@ struct GitCredentialHelperTests {
                 """
             try config.write(to: folder.appendingPathComponent("gitconfig"), atomically: true, encoding: .utf8)
 
-            // One repository with one commit, pushed over the file system.
-            let bare = fixture.bare.path
-            let seed = folder.appendingPathComponent("seed")
-            try await fixture.expectGit(["init", "-q", "--bare", "-b", "main", bare])
-            try await fixture.expectGit(["init", "-q", "-b", "main", seed.path])
-            try "hello\n".write(to: seed.appendingPathComponent("README"), atomically: true, encoding: .utf8)
-            try await fixture.expectGit(["-C", seed.path, "add", "README"])
-            try await fixture.expectGit(["-C", seed.path, "commit", "-q", "-m", "First"])
-            try await fixture.expectGit(["-C", seed.path, "push", "-q", bare, "main"])
             return fixture
         }
 
