@@ -11,6 +11,10 @@ import TetherTestSupport
     .enabled(if: HelperTools.hasGitAndPython, "Needs git and python3 on PATH")
 )
 struct GitCredentialHelperTests {
+    /// How long the provider's tokens live, in seconds. The helper hands a token out while more than a quarter of
+    /// its life is left, and git's requests of one clone must all reach the server within that quarter: 20 s leaves
+    /// 5 s, which a loaded machine running the whole suite beside it needs (8 s left 2 s, and failed there).
+    static let lifetime = 20
     /// A provider, a signed-in connection `dev`, a git server with one repository, and an environment for git
     /// with its own HOME and configuration, no terminal prompt and a GIT_ASKPASS that records being asked.
     struct Fixture: Sendable {
@@ -61,8 +65,8 @@ struct GitCredentialHelperTests {
                 environment: environment,
                 askpassCalls: askpass.calls
             )
-            // One repository with one commit, pushed over the file system, before the sign-in: the first token's
-            // 8 s start when the test's first request is at hand, not before a loaded machine ran five git commands.
+            // One repository with one commit, pushed over the file system, before the sign-in: the first token's life
+            // starts when the test's first request is at hand, not before a loaded machine ran five git commands.
             let bare = fixture.bare.path
             let seed = folder.appendingPathComponent("seed")
             try await fixture.expectGit(["init", "-q", "--bare", "-b", "main", bare])
@@ -118,14 +122,14 @@ struct GitCredentialHelperTests {
     }
 
     @Test func cloneAndFetchAndOneRefreshAfterEachKindOfExpiry() async throws {
-        let fixture = try await Fixture.start(lifetime: 8, byHost: true)
+        let fixture = try await Fixture.start(lifetime: Self.lifetime, byHost: true)
         defer { Task { await fixture.stop() } }
         let clone = try await fixture.git(["clone", "-q", fixture.remote, fixture.clone.path])
         #expect(clone.status == 0, "\(clone.stderr)")
         #expect(FileManager.default.fileExists(atPath: fixture.clone.appendingPathComponent("README").path))
 
         // The token expires on its own: the helper refreshes it before git sends it.
-        try await Task.sleep(for: .seconds(8))
+        try await Task.sleep(for: .seconds(Self.lifetime))
         var before = await fixture.refreshes()
         let fetch = try await fixture.git(["-C", fixture.clone.path, "fetch", "-q", "origin"])
         #expect(fetch.status == 0, "\(fetch.stderr)")
@@ -146,7 +150,7 @@ struct GitCredentialHelperTests {
     }
 
     @Test func eightParallelFetchesAcrossAnExpiryShareOneRefresh() async throws {
-        let fixture = try await Fixture.start(lifetime: 8)
+        let fixture = try await Fixture.start(lifetime: Self.lifetime)
         defer { Task { await fixture.stop() } }
         // Eight clones made over the file system, each fetching from the server: no two fetches share a lock.
         var clones: [String] = []
@@ -156,7 +160,7 @@ struct GitCredentialHelperTests {
             try await fixture.expectGit(["-C", path, "remote", "set-url", "origin", fixture.remote])
             clones.append(path)
         }
-        try await Task.sleep(for: .seconds(8))
+        try await Task.sleep(for: .seconds(Self.lifetime))
         let before = await fixture.refreshes()
 
         let fetches = try clones.map { try fixture.launchGit(["-C", $0, "fetch", "-q", "origin"]) }
@@ -169,13 +173,12 @@ struct GitCredentialHelperTests {
     }
 
     @Test func aRevokedGrantStopsGitAtOnceWithTheSignInLineAndNoPrompt() async throws {
-        // Tokens live 8 s: the clone must finish within the last quarter of a token's life, even on a loaded machine.
-        let fixture = try await Fixture.start(lifetime: 8)
+        let fixture = try await Fixture.start(lifetime: Self.lifetime)
         defer { Task { await fixture.stop() } }
         let clone = try await fixture.git(["clone", "-q", fixture.remote, fixture.clone.path])
         #expect(clone.status == 0, "\(clone.stderr)")
         _ = await fixture.cli.provider.admin.revokeAllGrants()
-        try await Task.sleep(for: .seconds(8))
+        try await Task.sleep(for: .seconds(Self.lifetime))
 
         let fetch = try await fixture.git(["-C", fixture.clone.path, "fetch", "origin"])
         #expect(fetch.status != 0)
