@@ -169,6 +169,13 @@ struct CalendarEventStorageTests {
         let fixture = CalendarCacheTests.Fixture()
         defer { fixture.remove() }
         let key = VaultKey.generate()
+        // What another program does that writes into the file rather than replacing it.
+        func overwriteInPlace(_ file: URL, at offset: UInt64, count: Int, with byte: UInt8) throws {
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.seek(toOffset: offset)
+            try handle.write(contentsOf: Data(repeating: byte, count: count))
+            try handle.close()
+        }
         func mappingCache() throws -> CalendarCache {
             let vault = try VaultStore(directory: fixture.directory, key: key, environment: [:], logger: silent)
             return try CalendarCache(directory: fixture.cacheFolder, vault: vault, mappingEventsFiles: true)
@@ -190,10 +197,7 @@ struct CalendarEventStorageTests {
         let again = try mappingCache()
         var damaged = try #require(try again.load("work"))
         let written = try #require(try fixture.eventsFiles().first)
-        let handle = try FileHandle(forWritingTo: written)
-        try handle.seek(toOffset: 4_096)
-        try handle.write(contentsOf: Data(repeating: 0x5A, count: 100_000))
-        try handle.close()
+        try overwriteInPlace(written, at: 4_096, count: 100_000, with: 0x5A)
         let before = try Data(contentsOf: written)
         damaged.state.calendars["primary"]?.events["event-8"] = nil
         #expect(damaged.state.calendars["primary"]?.storage.isComplete == false)
@@ -207,10 +211,7 @@ struct CalendarEventStorageTests {
         let third = try mappingCache()
         var other = try #require(try third.load("work"))
         let rewritten = try #require(try fixture.eventsFiles().first)
-        let handle2 = try FileHandle(forWritingTo: rewritten)
-        try handle2.seek(toOffset: 8_192)
-        try handle2.write(contentsOf: Data(repeating: 0xA5, count: 50_000))
-        try handle2.close()
+        try overwriteInPlace(rewritten, at: 8_192, count: 50_000, with: 0xA5)
         let damagedAgain = try Data(contentsOf: rewritten)
         teamEvent.title = "Standup, moved"
         other.state.calendars["team"]?.events[teamEvent.id] = teamEvent
