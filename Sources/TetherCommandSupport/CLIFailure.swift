@@ -133,6 +133,12 @@ package struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 strip(error.message),
                 fix: "Check the options of `tether login` (see `tether login --help`)"
             )
+        case let error as OAuthError where error == .deviceCodeExpired:
+            return CLIFailure(
+                .needsSignIn,
+                strip(error.message),
+                fix: "Run `tether login \(name) --device` again and approve the new code before it expires"
+            )
         case let error as OAuthError:
             switch error.classification {
             case .transient:
@@ -151,6 +157,13 @@ package struct CLIFailure: Error, Sendable, CustomStringConvertible {
                 .failure,
                 strip(error.message),
                 fix: "Fix BROWSER, unset it to have the URL printed (BROWSER= tether login …), or sign in with --device"
+            )
+        case let error as AuthorizationPresentationError where error == .timedOut:
+            // Nothing is wrong but the time: signing in again fixes it, as with every other 3.
+            return CLIFailure(
+                .needsSignIn,
+                "\(strip(error.message)): no sign-in came back from the browser in time",
+                fix: "Run `tether login \(name)` again (--timeout gives more time), or sign in with --device"
             )
         case let error as AuthorizationPresentationError:
             return CLIFailure(.failure, strip(error.message))

@@ -35,13 +35,14 @@ package struct CalendarSources: Sendable {
     /// - Throws: ``CLIFailure`` (needs sign-in) when no connection of that name is a calendar source.
     package func profile(named name: String) throws -> Profile {
         if let profile = profiles.first(where: { $0.name == name }) { return profile }
-        let known = profiles.map(\.name).joined(separator: ", ")
+        let known = profiles.map(\.name)
         throw CLIFailure(
             .needsSignIn,
             "No calendar source is named '\(name)'",
             fix: known.isEmpty
                 ? "Sign in with `tether login PROVIDER --calendar google` (or microsoft)"
-                : "The calendar sources are \(known); `tether calendar sources` lists them"
+                : NameSuggestion.didYouMean(name, among: known)
+                    + "The calendar sources are \(known.joined(separator: ", ")); `tether calendar sources` lists them"
         )
     }
 
@@ -366,6 +367,9 @@ package struct CalendarSourceRow: Sendable, Encodable {
     package var unavailable: [String] = []
     /// How many events of the window the source served, after a fetch (not in the JSON).
     package var events = 0
+    /// The time zone of the source's main calendar, when its provider names one (not in the JSON; see
+    /// ``TetherCalendar/CalendarSourceReport/timeZone``).
+    package var timeZone: TimeZone?
 
     /// The state of a source that loaded while chosen calendars of it are gone.
     package static let calendarsUnavailable = "calendars-unavailable"
@@ -402,6 +406,7 @@ extension CalendarSourceRow {
         )
         served = report.served
         events = report.eventCount
+        timeZone = report.timeZone
         skipped = report.skipped
         unavailable = report.unavailableCalendars.map(\.message)
         switch report.status.kind {

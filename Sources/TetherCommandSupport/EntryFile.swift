@@ -47,8 +47,12 @@ package struct EntryFile<Entry: Codable & Sendable>: Sendable {
     }
 
     /// Replaces the file atomically with a new one of mode 0600 whatever the umask; a symbolic link in its place is
-    /// replaced, never followed.
+    /// replaced, never followed. No entries: no file (a signed-out or forgotten connection leaves none behind).
     private func write(_ entries: [String: Entry]) {
+        if entries.isEmpty {
+            _ = try? VaultFiles.remove(url.path)
+            return
+        }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -103,6 +103,10 @@ struct CalendarCommandTests {
         #expect(table.status == 0)
         #expect(table.stdout.contains("SFO → PEK"))
         #expect(table.stdout.contains("LH716"))
+        // Departure and arrival on the clocks of their airports, each with its zone's abbreviation.
+        let ua857Line = try #require(table.stdout.split(separator: "\n").first { $0.contains("SFO → PEK") })
+        #expect(ua857Line.contains(" PST") || ua857Line.contains(" PDT"), "\(ua857Line)")
+        #expect(ua857Line.contains(" CST"), "\(ua857Line)")
         try await cli.expectNoTokens(in: [flights.result, table])
     }
 
@@ -165,6 +169,14 @@ struct CalendarCommandTests {
         #expect(kept == graceBase, "the Outlook source's cache is the one kept")
         let left = try FileManager.default.contentsOfDirectory(atPath: cache.path)
         #expect(left.allSatisfy { $0.hasPrefix(kept + ".") }, "nothing of the forgotten source is left: \(left)")
+
+        // Forgetting every connection leaves no file that names one.
+        #expect(try await cli.run(["logout", "--all", "--forget"]).status == 0)
+        #expect(try headers().isEmpty)
+        for name in ["status.json", "calendar-status.json", "rejected-tokens.json"] {
+            let path = cli.home.appendingPathComponent(name).path
+            #expect(!FileManager.default.fileExists(atPath: path), "\(name) is left")
+        }
     }
 
     @Test func aRateLimitOrAStoppedProviderExitsFourWithTheCachedEvents() async throws {

@@ -11,7 +11,7 @@ import TetherTestSupport
 @Suite(.timeLimit(.minutes(3)))
 struct CalendarSelectCommandTests {
     static let calendarKeys: Set<String> = [
-        "source", "id", "name", "primary", "read", "listed", "accessRole", "canEdit", "color",
+        "source", "id", "name", "primary", "read", "listed", "accessRole", "canEdit", "color", "timeZone",
     ]
 
     /// Shares "Team" with grace, with one event on day 0, and makes her two calendar sources.
@@ -75,9 +75,11 @@ struct CalendarSelectCommandTests {
         #expect(googleTeam["canEdit"] as? Bool == false)
         #expect(googleTeam["color"] as? String == "#9a9cff")
         #expect(googleTeam["listed"] as? Bool == true)
+        #expect(googleTeam["timeZone"] as? String == "Europe/Berlin")
         let graphTeam = try #require(graph.first { $0["id"] as? String == team })
         #expect(graphTeam["accessRole"] is NSNull)
         #expect(graphTeam["canEdit"] as? Bool == false)
+        #expect(graphTeam["timeZone"] is NSNull)
 
         let table = try await cli.run(["calendar", "calendars", "grace-outlook"])
         #expect(table.status == 0)
@@ -124,6 +126,7 @@ struct CalendarSelectCommandTests {
             (["grace-google", "--all", "--default"], 2, "Give --all, --default, or calendar identifiers"),
             (["grace-google", "--all", team], 2, "Give --all, --default, or calendar identifiers"),
             (["nobody", "--all"], 3, "No calendar source is named 'nobody'"),
+            (["grace-gogle", "--all"], 3, "Did you mean 'grace-google'? The calendar sources are"),
         ]
         for (arguments, status, message) in refusals {
             let refused = try await cli.run(["calendar", "select"] + arguments)
@@ -132,6 +135,21 @@ struct CalendarSelectCommandTests {
             #expect(refused.stdout.isEmpty)
         }
         #expect(try Data(contentsOf: settings) == saved, "a refused choice changed connections.json")
+
+        // The same choice as JSON: what is read, and the calendars named as the provider lists them.
+        let again = try await cli.json(["calendar", "select", "grace-google", "--json", team, "grace@example.com"])
+        #expect(again.result.status == 0, "\(again.result.stderr)")
+        let choice = try #require(again.object as? [String: Any])
+        #expect(Set(choice.keys) == ["source", "calendars", "chosen"])
+        #expect(choice["source"] as? String == "grace-google")
+        #expect(choice["calendars"] as? [String] == expected)
+        let named = try #require(choice["chosen"] as? [[String: Any]])
+        #expect(named.compactMap { $0["name"] as? String } == ["Team", "grace@example.com"])
+        #expect(named.compactMap { $0["id"] as? String } == [team, "grace@example.com"])
+        let every = try await cli.json(["calendar", "select", "grace-outlook", "--all", "--json"])
+        #expect((every.object as? [String: Any])?["calendars"] as? String == "all")
+        #expect(((every.object as? [String: Any])?["chosen"] as? [Any])?.isEmpty == true)
+        try await cli.expectNoTokens(in: [again.result, every.result])
 
         let events = try await cli.json(["calendar", "events", "--json"] + (try await cli.window()))
         let titles = try Self.titles(events.object, source: "grace-google")

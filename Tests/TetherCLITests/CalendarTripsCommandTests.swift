@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TetherCalendar
 import TetherCommandSupport
 import TetherDevProvider
 import TetherTestSupport
@@ -126,6 +127,73 @@ struct CalendarTripsCommandTests {
         HostileTextTests.expectInert(text.stderr, "calendar trips (standard error)")
 
         try await cli.expectNoTokens(in: [json.result, text])
+    }
+
+    /// A device's zone travels with the person; the zone of their main calendar stays at home. Ada's Google primary
+    /// calendar is in America/Los_Angeles, while the process runs in Tokyo's zone.
+    @Test func theHomeZoneIsTheMainCalendarsWhenNoneIsGiven() async throws {
+        let started = try await CLI.start()
+        defer { Task { await started.stop() } }
+        let cli = started.with(["TZ": "Asia/Tokyo"])
+        #expect(try await cli.loginCalendar("ada-google", api: "google").status == 0)
+        let day0 = await cli.provider.admin.calendarEpoch() + 42 * 86_400
+        func at(_ day: Int, _ hours: Double) -> Date { day0 + Double(day) * 86_400 + hours * 3600 }
+        try await cli.addEvent(user: "ada", "UA 58 SFO → FRA", (at(2, 22), at(3, 9)), zone: "America/Los_Angeles")
+        try await cli.addEvent(user: "ada", "UA 59 FRA → SFO", (at(6, 10), at(6, 21)), zone: "Europe/Berlin")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        formatter.timeZone = TimeZone(identifier: "America/Los_Angeles")
+        let window = ["--from", formatter.string(from: at(0, 12)), "--to", formatter.string(from: at(10, 12))]
+
+        let json = try await cli.json(["calendar", "trips", "--json"] + window)
+        #expect(json.result.status == 0, "\(json.result.stderr)")
+        let document = try #require(json.object as? [String: Any])
+        let home = try #require(document["home"] as? [String: Any])
+        #expect(home["timeZone"] as? String == "America/Los_Angeles", "\(home)")
+        #expect(home["timeZoneFrom"] as? String == "calendar")
+        #expect(home["timeZoneSource"] as? String == "ada-google")
+        #expect(home["airports"] as? [String] == ["SFO"])
+        // The window is read in that zone: its dates are Los Angeles's, from local midnight.
+        let windowObject = try #require(document["window"] as? [String: Any])
+        let start = try #require(CalendarDay(formatter.string(from: at(0, 12))))
+        let losAngeles = try #require(TimeZone(identifier: "America/Los_Angeles"))
+        #expect(windowObject["start"] as? String == Format.iso8601(start.start(in: losAngeles)))
+        let days = try #require(document["days"] as? [[String: Any]])
+        #expect(days.count == 10)
+        #expect(days.first?["timeZones"] as? [String] == ["America/Los_Angeles"])
+        let trips = try #require(document["trips"] as? [[String: Any]])
+        #expect(trips.count == 1, "\(trips)")
+        #expect(trips.first?["returned"] as? Bool == true)
+
+        let text = try await cli.run(["calendar", "trips"] + window)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(
+            text.stdout.contains("Home: America/Los_Angeles (the zone of the main calendar of 'ada-google') · SFO"),
+            "\(text.stdout)"
+        )
+
+        // --home-zone wins over the calendar's.
+        let given = try await cli.json(["calendar", "trips", "--json", "--home-zone", "Europe/Berlin"] + window)
+        let givenHome = try #require((given.object as? [String: Any])?["home"] as? [String: Any])
+        #expect(givenHome["timeZone"] as? String == "Europe/Berlin")
+        #expect(givenHome["timeZoneFrom"] as? String == "option")
+        #expect(givenHome["timeZoneSource"] is NSNull)
+    }
+
+    /// Graph's calendars name no zone: the system's stands in, and the output says so.
+    @Test func withoutACalendarZoneTheSystemsIsHome() async throws {
+        let started = try await CLI.start()
+        defer { Task { await started.stop() } }
+        let cli = started.with(["TZ": "Asia/Tokyo"])
+        #expect(try await cli.loginCalendar("grace-outlook", api: "microsoft", as: "grace").status == 0)
+        let json = try await cli.json(["calendar", "trips", "--json"])
+        #expect(json.result.status == 0, "\(json.result.stderr)")
+        let home = try #require((json.object as? [String: Any])?["home"] as? [String: Any])
+        #expect(home["timeZone"] as? String == "Asia/Tokyo", "\(home)")
+        #expect(home["timeZoneFrom"] as? String == "system")
+        #expect(home["timeZoneSource"] is NSNull)
+        let text = try await cli.run(["calendar", "trips"])
+        #expect(text.stdout.contains("Home: Asia/Tokyo (this system's zone: no calendar names one)"), "\(text.stdout)")
     }
 
     @Test func anUnknownHomeZoneOrAirportIsAUsageError() async throws {

@@ -111,6 +111,16 @@ struct GitCredentialCommandTests {
         )
         #expect(store.status == 0 && store.stdout.isEmpty)
         #expect(Self.fields(try await cli.run(get, input: input).stdout)["password"] == second)
+
+        // Signing out takes the fingerprint with the token: the file of the only connection goes.
+        let markers = cli.home.appendingPathComponent("rejected-tokens.json")
+        let refused = try await cli.run(
+            ["git-credential", "--connection", "dev", "erase"],
+            input: input + "username=oauth2\npassword=\(second ?? "")\n"
+        )
+        #expect(refused.status == 0 && FileManager.default.fileExists(atPath: markers.path))
+        #expect(try await cli.run(["logout", "dev"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: markers.path))
     }
 
     @Test func theHostMappingTheLinkedNameAndWhatGitDoesNotGetAnAnswerFor() async throws {

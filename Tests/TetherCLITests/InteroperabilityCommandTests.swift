@@ -3,6 +3,7 @@ import Testing
 import Tether
 import TetherCommandSupport
 import TetherDevProvider
+import TetherOAuth
 import TetherTestSupport
 
 /// `tether` against a development provider that behaves like other servers (django-oauth-toolkit): identity it
@@ -92,5 +93,26 @@ struct InteroperabilityCommandTests {
         #expect(login.status == 1, "\(login.stderr)")
         #expect(login.stderr.contains("'false' exited with status 1"), "\(login.stderr)")
         #expect(login.stderr.contains("--device"), "\(login.stderr)")
+    }
+
+    /// A browser that opens the page and never signs in: the wait ends at --timeout with 3, as every failure that
+    /// signing in again fixes, and nothing is stored.
+    @Test func aSignInThatTimesOutExitsThreeAndSaysHowToRetry() async throws {
+        let cli = try await Self.start { _ in }
+        defer { Task { await cli.stop() } }
+        let login = try await cli.with(["BROWSER": "/bin/true"]).run(
+            ["login", "dev", "--issuer", cli.issuer, "--name", "late", "--timeout", "1"]
+        )
+        #expect(login.status == 3, "\(login.stderr)")
+        #expect(login.stderr.contains("The sign-in timed out"), "\(login.stderr)")
+        #expect(login.stderr.contains("Run `tether login late` again (--timeout gives more time)"), "\(login.stderr)")
+        let token = try await cli.run(["token", "late"])
+        #expect(token.status == 3 && token.stdout.isEmpty, "\(token.stderr)")
+    }
+
+    @Test func anExpiredDeviceCodeExitsThree() {
+        let failure = CLIFailure.from(OAuthError.deviceCodeExpired, connection: "tv")
+        #expect(failure.status == .needsSignIn)
+        #expect(failure.description.contains("Run `tether login tv --device` again"))
     }
 }

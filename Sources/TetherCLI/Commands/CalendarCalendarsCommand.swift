@@ -22,7 +22,8 @@ struct CalendarCalendarsCommand: AsyncParsableCommand {
 
             --json prints an array with one object per calendar, and nothing else on standard output: source, \
             id, name, primary, read, listed (false for a chosen calendar that is gone), accessRole (or null), \
-            canEdit (or null) and color ("#rrggbb", or null).
+            canEdit (or null), color ("#rrggbb", or null) and timeZone (the calendar's IANA zone as Google names \
+            it, or null; Graph names none).
 
             Exits 0 when every source answered, 3 when one needs sign-in, 4 when one could not be reached; the \
             calendars of the others are printed in every case.
@@ -49,7 +50,7 @@ struct CalendarCalendarsCommand: AsyncParsableCommand {
         var listed: Bool
 
         enum CodingKeys: String, CodingKey {
-            case source, id, name, primary, read, listed, accessRole, canEdit, color
+            case source, id, name, primary, read, listed, accessRole, canEdit, color, timeZone
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -63,6 +64,7 @@ struct CalendarCalendarsCommand: AsyncParsableCommand {
             try container.encode(calendar.accessRole, forKey: .accessRole)
             try container.encode(calendar.canEdit, forKey: .canEdit)
             try container.encode(calendar.color, forKey: .color)
+            try container.encode(calendar.timeZone, forKey: .timeZone)
         }
 
         /// The access for people: the provider's role, else whether events can be changed.

@@ -12,7 +12,9 @@ struct FlightsCommand: AsyncParsableCommand {
         abstract: "Find the flights among calendar events.",
         discussion: """
             Without --input, syncs every calendar source as `tether calendar events` does and runs the flight \
-            detector on the events of the window (cancelled events left out). --json then prints an array with \
+            detector on the events of the window (cancelled events left out). The table shows each departure \
+            and arrival on the clock of its airport, with the zone's abbreviation (PST, CET), as a boarding \
+            pass does; a time whose airport is not known is in this system's zone. --json then prints an array with \
             one object per flight: "event" (source, id, title, start, end) and "detection" (the fields --input \
             prints). The exit statuses, and the lines on standard error for sources that did not load or sent \
             events that could not be read, are those of `tether calendar events`.

@@ -23,6 +23,10 @@ struct CalendarSelectCommand: AsyncParsableCommand {
             error by `events` and `flights`, and its source shows calendars-unavailable in `tether calendar \
             sources`, while its other calendars keep loading; choosing again ends it.
 
+            --json prints one object instead of the sentence: source, calendars ("default", "all", or the \
+            identifiers chosen, as `tether calendar sources --json` writes them) and chosen (each calendar named, \
+            {id, name}; empty for --all and --default).
+
             EXAMPLES
               tether calendar select work --all
               tether calendar select personal --default
@@ -42,6 +46,9 @@ struct CalendarSelectCommand: AsyncParsableCommand {
     @Flag(name: .customLong("default"), help: "Read the provider's default calendars.")
     var useDefault = false
 
+    @Flag(help: "Print the choice as JSON instead of a sentence.")
+    var json = false
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -56,15 +63,14 @@ struct CalendarSelectCommand: AsyncParsableCommand {
         let sources = try CalendarSources(workspace: workspace)
         var profile = try sources.profile(named: source)
         let selection: CalendarSelection
-        var names: [String] = []
+        var chosen: [CalendarInfo] = []
         if all {
             selection = .all
         } else if useDefault {
             selection = .default
         } else {
-            let chosen = try await listed(profile, sources: sources)
+            chosen = try await listed(profile, sources: sources)
             selection = .calendars(Set(chosen.map(\.id)))
-            names = chosen.map(\.name)
         }
         profile.calendar?.calendars = selection.isDefault ? nil : selection
         try workspace.profiles.save(profile)
@@ -75,10 +81,31 @@ struct CalendarSelectCommand: AsyncParsableCommand {
         if sources.statusFile.load()[source]?.state == CalendarSourceRow.calendarsUnavailable {
             sources.statusFile.update { $0[source] = nil }
         }
+        if json {
+            let named = chosen.map { Chosen(id: $0.id, name: $0.name) }
+            workspace.terminal.out(
+                try CalendarOutput.encoder().encode(Choice(source: source, calendars: selection, chosen: named))
+            )
+            workspace.terminal.out("")
+            return
+        }
         let isMicrosoft = profile.calendar?.api == .microsoft
         workspace.terminal.out(
-            Self.sentence(source: source, selection: selection, names: names, isMicrosoft: isMicrosoft)
+            Self.sentence(source: source, selection: selection, names: chosen.map(\.name), isMicrosoft: isMicrosoft)
         )
+    }
+
+    /// The choice as --json prints it.
+    struct Choice: Encodable {
+        let source: String
+        let calendars: CalendarSelection
+        let chosen: [Chosen]
+    }
+
+    /// A calendar named, as the provider lists it.
+    struct Chosen: Encodable {
+        let id: String
+        let name: String
     }
 
     /// The calendars named, as the provider lists them.

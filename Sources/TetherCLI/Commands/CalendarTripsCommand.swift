@@ -23,7 +23,12 @@ struct CalendarTripsCommand: AsyncParsableCommand {
             for each day of the window the time zone(s) you are in (both on a travel day). --from and --to are \
             read in the home time zone.
 
-            --json prints one object: "window" {start, end}; "home" {timeZone, airports}; "trips" [{destination \
+            The home time zone is --home-zone; else the zone of the first source's main calendar that names \
+            one (Google Calendar's primary calendar has the zone set for the account; Microsoft Graph's \
+            calendars name none), which stays at home while the device's zone travels; else this system's (TZ).
+
+            --json prints one object: "window" {start, end}; "home" {timeZone, timeZoneFrom ("option", \
+            "calendar" or "system"), timeZoneSource (the source whose calendar gave it), airports}; "trips" [{destination \
             (a stop), start and end (home time), nightsAway, open, beganBeforeData, returned, legs, stops, \
             events}]; "days" [{date, timeZones, travel}]; "conflicts" [{event, flight (a leg)}]; \
             "unplacedFlights" [event]. A time is {utc, local (ISO 8601 with the local offset), timeZone, \
@@ -43,7 +48,8 @@ struct CalendarTripsCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The home time zone, such as Europe/Berlin (IANA). Default: this system's (TZ).",
+            "The home time zone, such as Europe/Berlin (IANA). Default: a source's main calendar's, else this "
+                + "system's (TZ).",
             valueName: "zone"
         )
     )
@@ -68,46 +74,71 @@ struct CalendarTripsCommand: AsyncParsableCommand {
         _ = try home()
     }
 
-    /// The home the options give.
+    /// The home the options give; its zone is `zone`, or `--home-zone`, or this system's.
     /// - Throws: `ValidationError` for a zone or an airport code that is not known.
-    func home() throws -> Itinerary.Home {
-        let zone: TimeZone
+    func home(zone: TimeZone? = nil) throws -> Itinerary.Home {
+        var home = Itinerary.Home(timeZone: zone ?? .current)
         if let homeZone {
             guard !homeZone.isEmpty, let named = TimeZone(identifier: homeZone) else {
                 let shown = UntrustedText.forTerminal(String(homeZone.prefix(40)))
                 throw ValidationError("--home-zone '\(shown)' is not an IANA time zone such as Europe/Berlin")
             }
-            zone = named
-        } else {
-            zone = .current
+            home.timeZone = named
         }
-        var airports: [Airport] = []
         for code in homeAirports.flatMap({ $0.split(separator: ",") }) {
             let trimmed = code.trimmingCharacters(in: .whitespaces)
             guard trimmed.count == 3, let airport = Airport(iataCode: trimmed) else {
                 let shown = UntrustedText.forTerminal(String(trimmed.prefix(40)))
                 throw ValidationError("--home-airport '\(shown)' is not a known IATA airport or city code")
             }
-            airports.append(airport)
+            home.airports.append(airport)
         }
-        return Itinerary.Home(timeZone: zone, airports: airports)
+        return home
+    }
+
+    /// The home zone when `--home-zone` is not given: the first source's (in the order the rows list them) whose
+    /// main calendar names one, else this system's.
+    static func homeZone(rows: [CalendarSourceRow]) -> (zone: TimeZone, origin: TripsOutput.ZoneOrigin) {
+        if let row = rows.first(where: { $0.timeZone != nil }), let zone = row.timeZone {
+            return (zone, .calendar(source: row.name))
+        }
+        return (.current, .system)
     }
 
     func run() async throws {
-        let home = try home()
-        // The window's dates are the home time zone's, like the days listed.
-        let interval = try CalendarWindowOptions.window(
+        let given = try home()
+        let now = Date()
+        // The window's dates are the home zone's. Without --home-zone that zone is known only once the sources
+        // answered, so the fetch takes in a day more on each side (zones are at most 26 hours apart), and the
+        // window is read again in the zone found.
+        let provisional = try CalendarWindowOptions.window(
             from: window.from,
             to: window.to,
-            now: Date(),
-            timeZone: home.timeZone
+            now: now,
+            timeZone: given.timeZone
         )
+        let margin: TimeInterval = homeZone == nil ? 86_400 + 3_600 * 3 : 0
         var options = window
-        options.from = Format.iso8601(interval.start)
-        options.to = Format.iso8601(interval.end)
-        try await CalendarSources.fetchAndShow(global, window: options) { fetch, interval, workspace in
-            let itinerary = Itinerary(events: fetch.events, window: interval, home: home)
+        options.from = Format.iso8601(provisional.start.addingTimeInterval(-margin))
+        options.to = Format.iso8601(provisional.end.addingTimeInterval(margin))
+        try await CalendarSources.fetchAndShow(global, window: options) { fetch, _, workspace in
             var output = TripsOutput()
+            var home = given
+            var interval = provisional
+            var events = fetch.events
+            if homeZone == nil {
+                let found = Self.homeZone(rows: fetch.rows)
+                output.zoneOrigin = found.origin
+                home.timeZone = found.zone
+                interval = try CalendarWindowOptions.window(
+                    from: window.from,
+                    to: window.to,
+                    now: now,
+                    timeZone: found.zone
+                )
+                events = events.filter { $0.overlaps(interval, in: found.zone) }
+            }
+            let itinerary = Itinerary(events: events, window: interval, home: home)
             if json {
                 workspace.terminal.out(try CalendarOutput.encoder().encode(output.document(itinerary)))
                 workspace.terminal.out("")

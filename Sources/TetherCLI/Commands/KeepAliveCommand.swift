@@ -52,7 +52,7 @@ struct KeepAliveCommand: AsyncParsableCommand {
             throw CLIFailure(
                 .needsSignIn,
                 "There is no connection named '\(UntrustedText.forTerminal(unknown))'",
-                fix: "Run `tether status` to list them"
+                fix: NameSuggestion.didYouMean(unknown, among: Array(known)) + "Run `tether status` to list them"
             )
         }
         let chosen = connections.isEmpty ? profiles : profiles.filter { connections.contains($0.name) }

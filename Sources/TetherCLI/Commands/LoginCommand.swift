@@ -176,8 +176,13 @@ struct LoginCommand: AsyncParsableCommand {
     @Flag(help: "Sign in with a device code instead of the browser (for machines without one).")
     var device = false
 
-    @Option(help: "Seconds to wait for the browser sign-in.")
-    var timeout: Int = 300
+    @Option(
+        help: ArgumentHelp(
+            "How long to wait for the browser sign-in: 90s, 10m (a bare number is seconds).",
+            valueName: "duration"
+        )
+    )
+    var timeout = DurationArgument(seconds: 300)
 
     @Flag(help: "Print the connection as JSON on standard output when done.")
     var json = false
@@ -363,7 +368,10 @@ struct LoginCommand: AsyncParsableCommand {
             terminal.err("Open this URL in a browser to sign in:\n\n  \(url.absoluteString)\n")
         }
         let presenter = LoopbackPresenter(
-            configuration: LoopbackPresenter.Configuration(timeout: .seconds(max(1, timeout)), browser: browser),
+            configuration: LoopbackPresenter.Configuration(
+                timeout: .seconds(max(1, timeout.seconds)),
+                browser: browser
+            ),
             logger: workspace.logger
         )
         terminal.err("Waiting for the sign-in in the browser (Ctrl-C to cancel)…")

@@ -91,12 +91,15 @@ struct LogoutCommand: AsyncParsableCommand {
                     "There is no connection named '\(name)'; nothing was signed out",
                     fix: known.isEmpty
                         ? "There are no connections"
-                        : "The connections are \(known.joined(separator: ", ")); `tether status` lists them"
+                        : NameSuggestion.didYouMean(name, among: known)
+                            + "The connections are \(known.joined(separator: ", ")); `tether status` lists them"
                 )
             }
             try await workspace.store.delete(id)
         }
         workspace.statusFile.clear(name)
+        // The fingerprint of a token that is gone tells the next helper nothing.
+        RejectedTokens(workspace: workspace).clear(name)
         if forget {
             try workspace.profiles.remove(named: name)
             // Cached events are personal data: a forgotten connection leaves none behind.

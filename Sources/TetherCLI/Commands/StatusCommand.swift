@@ -120,7 +120,7 @@ struct StatusCommand: AsyncParsableCommand {
                 throw CLIFailure(
                     .needsSignIn,
                     "There is no connection named '\(connection)'",
-                    fix: "Run `tether status` to list them"
+                    fix: NameSuggestion.didYouMean(connection, among: Array(names)) + "Run `tether status` to list them"
                 )
             }
             names = [connection]

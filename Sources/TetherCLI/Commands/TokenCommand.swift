@@ -65,8 +65,13 @@ struct TokenCommand: AsyncParsableCommand {
     @Flag(help: "Refresh even when the token is still valid (for a token the API rejected).")
     var forceRefresh = false
 
-    @Option(help: "Refresh unless the token stays valid for at least this many seconds.")
-    var minimumLifetime: Int?
+    @Option(
+        help: ArgumentHelp(
+            "Refresh unless the token stays valid at least this long: 90s, 5m, 1h (a bare number is seconds).",
+            valueName: "duration"
+        )
+    )
+    var minimumLifetime: DurationArgument?
 
     @Flag(help: "When the connection needs sign-in and standard error is a terminal, sign in, then print the token.")
     var allowLogin = false
@@ -113,7 +118,7 @@ struct TokenCommand: AsyncParsableCommand {
             if forceRefresh {
                 token = try await session.forceRefresh(rejecting: try await session.connection()?.tokens.accessToken)
             } else if let minimumLifetime {
-                token = try await session.validAccessToken(minimumLifetime: .seconds(max(0, minimumLifetime)))
+                token = try await session.validAccessToken(minimumLifetime: minimumLifetime.duration)
             } else {
                 token = try await session.validAccessToken()
             }

@@ -51,19 +51,24 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("exec"), help: "A shell command to run for each change.")
     var command: String?
 
-    @Option(help: "Seconds an --exec run may take (default 30).")
-    var execTimeout: Int = 30
+    @Option(
+        help: ArgumentHelp(
+            "How long an --exec run may take: 30s, 2m (a bare number is seconds).",
+            valueName: "duration"
+        )
+    )
+    var execTimeout = DurationArgument(seconds: 30)
 
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard execTimeout > 0 else { throw ValidationError("--exec-timeout must be at least 1 second") }
+        guard execTimeout.seconds > 0 else { throw ValidationError("--exec-timeout must be at least 1 second") }
     }
 
     func run() async throws {
         let workspace = try Workspace(global, createsHome: false)
         let exec = command.map {
-            WatchExec(command: $0, timeout: .seconds(execTimeout), environment: workspace.environment)
+            WatchExec(command: $0, timeout: execTimeout.duration, environment: workspace.environment)
         }
         let home = workspace.vault.directory.path
         let files = WatchFiles(folders: [home, home + "/records"])

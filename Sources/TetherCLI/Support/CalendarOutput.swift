@@ -144,21 +144,31 @@ enum CalendarOutput {
         return lines
     }
 
-    /// A table of flights: date, flight number, route, departure and arrival, title, source.
+    /// A table of flights: date, flight number, route, departure and arrival, title, source. Departure and arrival
+    /// are on the clocks of their airports, as a boarding pass shows them, each with its zone's abbreviation
+    /// (`timeZone`'s where the airport's zone is not known); the date is the departure's there.
     static func flightTable(_ flights: [Flight], timeZone: TimeZone, style: Style) -> [String] {
-        let day = formatter("EEE d MMM", timeZone)
-        let dayAndTime = formatter("EEE d MMM HH:mm", timeZone)
+        var zones = ZoneAbbreviations()
+        func zone(_ airport: Airport?) -> TimeZone {
+            airport.flatMap { TimeZone(identifier: $0.timeZoneIdentifier) } ?? timeZone
+        }
+        func clock(_ instant: Date?, at airport: Airport?) -> String {
+            guard let instant else { return "—" }
+            let zone = zone(airport)
+            return formatter("EEE d MMM HH:mm", zone).string(from: instant) + " "
+                + zones.abbreviation(zone, at: instant)
+        }
         let header = ["DATE", "FLIGHT", "ROUTE", "DEPARTS", "ARRIVES", "TITLE", "SOURCE"]
         var table = [Format.cells(header, style: style.bold)]
         for flight in flights {
-            let start = flight.event.interval(in: timeZone).start
-            let route = "\(flight.detection.from?.iataCode ?? "?") → \(flight.detection.to?.iataCode ?? "?")"
+            let detection = flight.detection
+            let start = detection.departure ?? flight.event.interval(in: timeZone).start
+            let route = "\(detection.from?.iataCode ?? "?") → \(detection.to?.iataCode ?? "?")"
             table.append(
                 Format.cells([
-                    day.string(from: flight.detection.departure ?? start), flight.detection.flightNumber ?? "—", route,
-                    flight.detection.departure.map(dayAndTime.string) ?? "—",
-                    flight.detection.arrival.map(dayAndTime.string) ?? "—", flight.event.title,
-                    flight.event.source.rawValue,
+                    formatter("EEE d MMM", zone(detection.departure == nil ? nil : detection.from)).string(from: start),
+                    detection.flightNumber ?? "—", route, clock(detection.departure, at: detection.from),
+                    clock(detection.arrival, at: detection.to), flight.event.title, flight.event.source.rawValue,
                 ])
             )
         }

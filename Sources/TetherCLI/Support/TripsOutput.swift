@@ -7,6 +7,33 @@ import TetherFlights
 /// How `tether calendar trips` prints an ``TetherCalendar/Itinerary``: JSON for scripts (the shape its help
 /// documents), blocks of text for people.
 struct TripsOutput {
+    /// Where the home time zone came from.
+    enum ZoneOrigin: Equatable {
+        /// `--home-zone`.
+        case option
+        /// The main calendar of the source named.
+        case calendar(source: String)
+        /// The system's zone (`TZ`): no calendar named one.
+        case system
+
+        /// Its name in the JSON.
+        var name: String {
+            switch self {
+            case .option: "option"
+            case .calendar: "calendar"
+            case .system: "system"
+            }
+        }
+
+        /// The source whose calendar gave the zone.
+        var source: String? {
+            guard case .calendar(let source) = self else { return nil }
+            return source
+        }
+    }
+
+    /// Where the home time zone came from.
+    var zoneOrigin = ZoneOrigin.option
     var zones = ZoneAbbreviations()
 
     // MARK: - JSON
@@ -40,6 +67,8 @@ struct TripsOutput {
 
     struct Home: Encodable {
         let timeZone: String
+        let timeZoneFrom: String
+        let timeZoneSource: OrNull<String>
         let airports: [String]
     }
 
@@ -121,7 +150,12 @@ struct TripsOutput {
                 start: Format.iso8601(itinerary.window.start) ?? "",
                 end: Format.iso8601(itinerary.window.end) ?? ""
             ),
-            home: Home(timeZone: homeZone.identifier, airports: itinerary.homeAirports.map(\.iataCode)),
+            home: Home(
+                timeZone: homeZone.identifier,
+                timeZoneFrom: zoneOrigin.name,
+                timeZoneSource: OrNull(zoneOrigin.source),
+                airports: itinerary.homeAirports.map(\.iataCode)
+            ),
             trips: itinerary.trips.map { trip in
                 Trip(
                     destination: stop(trip.destination),
@@ -226,9 +260,16 @@ struct TripsOutput {
         let day = CalendarOutput.formatter("EEE d MMM", homeZone)
         var lines: [String] = []
         let airports = itinerary.homeAirports.map(\.iataCode).joined(separator: ", ")
+        let origin =
+            switch zoneOrigin {
+            case .option: ""
+            case .calendar(let source):
+                " (the zone of the main calendar of '\(UntrustedText.forTerminal(source))')"
+            case .system: " (this system's zone: no calendar names one)"
+            }
         lines.append(
-            style.bold("Home: ") + homeZone.identifier
-                + (airports.isEmpty ? " (no home airport in the flights)" : " · \(airports)")
+            style.bold("Home: ") + homeZone.identifier + origin
+                + (airports.isEmpty ? " · no home airport in the flights" : " · \(airports)")
         )
         if itinerary.trips.isEmpty {
             lines.append("")

@@ -130,10 +130,12 @@ struct Workspace: CommandWorkspace {
     /// The profile of a connection.
     func profile(named name: String) throws -> Profile {
         guard let profile = try profiles.profile(named: name) else {
+            let known = (try? profiles.names()) ?? []
             throw CLIFailure(
                 .needsSignIn,
                 "There is no connection named '\(name)' in \(profiles.url.path)",
-                fix: "Run `tether login PROVIDER --name \(name)`, or `tether status` to list the connections"
+                fix: NameSuggestion.didYouMean(name, among: known)
+                    + "Run `tether login PROVIDER --name \(name)`, or `tether status` to list the connections"
             )
         }
         return profile

@@ -212,7 +212,8 @@ public actor CalendarConnections {
                     skipped: remembered.entry?.state.skipped ?? [],
                     modes: [:],
                     cacheError: remembered.cacheError,
-                    unavailableCalendars: remembered.unavailable
+                    unavailableCalendars: remembered.unavailable,
+                    timeZone: remembered.entry?.state.primaryTimeZone
                 )
             )
         }
@@ -305,6 +306,7 @@ public actor CalendarConnections {
             return (events, events.count)
         }
         for index in reports.indices {
+            reports[index].timeZone = memory[reports[index].source]?.entry?.state.primaryTimeZone
             var report = reports[index]
             if report.served == .fresh {
                 // A fresh report counted its events when the sync was recorded.

@@ -65,6 +65,11 @@ public struct CalendarSourceReport: Sendable {
     /// shared — by their last known names; its other calendars loaded. Empty when none is, or the source has not
     /// synced in this process.
     public var unavailableCalendars: [UnavailableCalendar] = []
+    /// The time zone of the source's main calendar as its last successful sync (or the cache) found it
+    /// (``CalendarSyncState/primaryTimeZone``): the zone the person set for the account, a better guess at home
+    /// than the zone of the device, which travels with them. `nil` when the main calendar is not read, or the
+    /// provider names no zone (Graph, EventKit).
+    public var timeZone: TimeZone?
 
     /// Whether the events shown are not from a sync that just succeeded.
     public var isStale: Bool { served != .fresh }

@@ -115,7 +115,7 @@ public struct GoogleCalendarClient: CalendarSource {
     /// calendar list but those the user hid from it (Google leaves them out unless `showHidden` is set).
     ///
     /// Each ``CalendarInfo`` carries the entry's `primary`, `selected` (absent means not shown, "The default is
-    /// False"), `accessRole` (``CalendarInfo/canEdit`` for `writer` and `owner`) and `backgroundColor`
+    /// False"), `accessRole` (``CalendarInfo/canEdit`` for `writer` and `owner`), `backgroundColor` and `timeZone`
     /// ("CalendarList resource", <https://developers.google.com/calendar/api/v3/reference/calendarList>).
     /// - Returns: The calendars.
     /// - Throws: ``CalendarError``.
@@ -146,6 +146,7 @@ public struct GoogleCalendarClient: CalendarSource {
         info.accessRole = nonEmpty(entry.accessRole)
         info.canEdit = info.accessRole.map { ["writer", "owner"].contains($0) }
         info.color = nonEmpty(entry.backgroundColor)
+        info.timeZone = nonEmpty(entry.timeZone)
         return info
     }
 

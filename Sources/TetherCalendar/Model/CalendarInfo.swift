@@ -17,6 +17,10 @@ public struct CalendarInfo: Sendable, Hashable, Codable, Identifiable {
     /// The calendar's colour as `#rrggbb`, when the provider gives one: Google's `backgroundColor`, Graph's
     /// `hexColor` (empty until the user picks a colour, and then left out here).
     public var color: String?
+    /// The calendar's time zone as an IANA identifier, when the provider gives one: Google's calendar list
+    /// `timeZone` (for the primary calendar, the zone the person set for their account). Graph's calendars and
+    /// EventKit's carry none.
+    public var timeZone: String?
 
     /// Creates a description of a calendar.
     /// - Parameters:

@@ -95,6 +95,12 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
     /// - Parameter calendars: The calendars, by identifier.
     public init(calendars: [String: Calendar] = [:]) { self.calendars = calendars }
 
+    /// The time zone of the main calendar (``CalendarInfo/isPrimary``), when it is read and its provider names a
+    /// zone the system knows (``CalendarInfo/timeZone``).
+    public var primaryTimeZone: TimeZone? {
+        calendars.values.first { $0.info.isPrimary }?.info.timeZone.flatMap(TimeZone.init(identifier:))
+    }
+
     /// Every event of every calendar.
     public var allEvents: [CalendarEvent] { calendars.values.flatMap { $0.events.values } }
 

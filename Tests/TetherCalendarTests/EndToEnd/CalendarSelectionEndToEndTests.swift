@@ -78,6 +78,8 @@ struct CalendarSelectionEndToEndTests {
         #expect(googleTeam.isSelectedByDefault == false)
         #expect(googleTeam.color == "#9a9cff")
         #expect(google[0].isPrimary && google[0].accessRole == "owner" && google[0].canEdit == true)
+        #expect(google[0].timeZone == "Europe/Berlin" && googleTeam.timeZone == "Europe/Berlin")
+        #expect(google.first { $0.name == "Conferences" }?.timeZone == "Asia/Tokyo")
 
         let graph = try await grace.graph.calendars()
         #expect(graph.map(\.name) == ["Calendar", "Conferences", "Team"])
@@ -86,6 +88,33 @@ struct CalendarSelectionEndToEndTests {
         #expect(graphTeam.accessRole == nil)
         #expect(graphTeam.isSelectedByDefault == nil)
         #expect(graph.filter(\.isPrimary).map(\.id) == [grace.primary])
+        #expect(graph.allSatisfy { $0.timeZone == nil }, "Graph's calendars name no zone")
+    }
+
+    /// A source's report carries its main calendar's zone: fresh, from the cache in another process's
+    /// `CalendarConnections`, and not when the main calendar is not read or the API names no zone.
+    @Test func theReportCarriesTheMainCalendarsTimeZone() async throws {
+        let harness = try await CalendarHarness.start()
+        defer { Task { await harness.stop() } }
+        let grace = try await Self.grace(harness)
+        let connections = try harness.connections(grace.google, grace.graph)
+        let window = await harness.window()
+        let fresh = await connections.fetch(window: window)
+        #expect(fresh.isComplete)
+        #expect(fresh.report(for: "grace-google")?.timeZone?.identifier == "Europe/Berlin")
+        #expect(fresh.report(for: "grace-outlook")?.timeZone == nil)
+        let synced = await connections.sync(window: window)
+        #expect(synced.first { $0.source == "grace-google" }?.timeZone?.identifier == "Europe/Berlin")
+
+        let later = try harness.connections(grace.google, grace.graph)
+        let cached = await later.loadCached(window: window)
+        #expect(cached.report(for: "grace-google")?.timeZone?.identifier == "Europe/Berlin")
+
+        // Only the team calendar (whose zone is not the person's) is read: no zone is claimed for home.
+        try await connections.select(.calendars([grace.team]), for: "grace-google")
+        let teamOnly = await connections.fetch(window: window)
+        #expect(teamOnly.report(for: "grace-google")?.served == .fresh)
+        #expect(teamOnly.report(for: "grace-google")?.timeZone == nil)
     }
 
     @Test func theDefaultsDifferAndAllReadsThreeCalendarsOnBothAPIsThenOnesAddedLater() async throws {
