@@ -84,7 +84,9 @@ extension Session {
             )
         }
         adopt(current)
-        let reason = SignInReason.sessionExpired
+        // As the status says it (`deriveStatus`): a record without any token is a grant the provider ended, which
+        // another process found and stored; one whose only token ran out expired.
+        let reason: SignInReason = current.tokens.accessToken == nil ? .grantRevoked : .sessionExpired
         throw SessionError(.needsSignIn, reason.message, signInReason: reason, accountHint: current.account)
     }
 

@@ -119,10 +119,22 @@ struct SessionStatusTests {
         #expect(stored.account == SessionHarness.account)
         #expect(stored.metadata == ["calendar": "primary"])
 
-        // A new launch still knows: needs sign-in, with the hint.
+        // A new launch still knows: needs sign-in, with the hint — and its callers are told the reason its status
+        // gives, not that the sign-in merely expired.
         let relaunched = harness.sibling()
         #expect(await relaunched.restore().kind == .needsSignIn)
         #expect(await relaunched.status.account == SessionHarness.account)
+        #expect(
+            await relaunched.status == .needsSignIn(reason: .grantRevoked, accountHint: SessionHarness.account)
+        )
+        let caller = harness.sibling()
+        do {
+            _ = try await caller.validAccessToken()
+            Issue.record("expected needsSignIn")
+        } catch let error as SessionError {
+            #expect(error.signInReason == .grantRevoked)
+            #expect(error.message == SignInReason.grantRevoked.message)
+        }
 
         // Signing in again with the same account keeps the user's metadata.
         let again = try await harness.signIn()
