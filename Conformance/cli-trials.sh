@@ -107,7 +107,7 @@ run "device flow, confidential client" "exit 0, client_auth=basic with client_id
     --client-auth-method client_secret_basic
 
 setting '{"DEVICE_CODE_EXPIRE_SECONDS": 6, "DEVICE_FLOW_INTERVAL": 2}'
-run "device code nobody approves (expires_in 6 s)" "exit 1 at the client's own deadline" -- \
+run "device code nobody approves (expires_in 6 s)" "exit 3 at the client's own deadline" -- \
     "$T" login --issuer "$I" --client-id tether-device --name dev4 --device \
     --device-authorization-endpoint "$I/device-authorization/" --scope "read"
 setting '{"DEVICE_CODE_EXPIRE_SECONDS": 1800, "DEVICE_FLOW_INTERVAL": 1}'

@@ -16,7 +16,7 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
         case .success: "success"
         case .failure: "other failure: a damaged vault, a refused request, a denial"
         case .usage: "usage: an unknown option, a missing or extra argument"
-        case .needsSignIn: "needs sign-in: not connected, signed out, grant revoked"
+        case .needsSignIn: "needs sign-in: not connected, signed out, grant revoked, sign-in timed out"
         case .unavailable: "network, provider or shared store unavailable; try again later"
         case .configuration: "configuration: a wrong client id, endpoint or preset"
         }
@@ -137,7 +137,7 @@ package struct CLIFailure: Error, Sendable, CustomStringConvertible {
             return CLIFailure(
                 .needsSignIn,
                 strip(error.message),
-                fix: "Run `tether login \(name) --device` again and approve the new code before it expires"
+                fix: "Sign in again with --device, and approve the new code before it expires"
             )
         case let error as OAuthError:
             switch error.classification {
@@ -163,7 +163,7 @@ package struct CLIFailure: Error, Sendable, CustomStringConvertible {
             return CLIFailure(
                 .needsSignIn,
                 "\(strip(error.message)): no sign-in came back from the browser in time",
-                fix: "Run `tether login \(name)` again (--timeout gives more time), or sign in with --device"
+                fix: "Sign in again (a longer --timeout gives more time), or with --device"
             )
         case let error as AuthorizationPresentationError:
             return CLIFailure(.failure, strip(error.message))

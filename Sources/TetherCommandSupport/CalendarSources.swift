@@ -46,6 +46,16 @@ package struct CalendarSources: Sendable {
         )
     }
 
+    /// The zone of the main calendar of the first source (in the order of connections.json) whose cache names one,
+    /// read without the network and without the events (``TetherCalendar/CalendarCache/primaryTimeZone(of:)``).
+    package func cachedTimeZone() -> (zone: TimeZone, source: String)? {
+        guard case .success(let cache) = openCache() else { return nil }
+        for profile in profiles {
+            if let zone = cache.primaryTimeZone(of: CalendarSourceID(profile.name)) { return (zone, profile.name) }
+        }
+        return nil
+    }
+
     /// The offline cache beside the vault; `nil` (and a note on standard error) when its folder cannot be made.
     package func cache() -> CalendarCache? {
         switch openCache() {

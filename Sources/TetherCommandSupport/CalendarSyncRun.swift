@@ -5,16 +5,21 @@ import TetherCalendar
 /// `tether calendar sync`: refreshes the sign-ins of calendar sources that end soon, syncs their events into the
 /// cache, prints a line per source and when the next run is due. `tether-cli` and `tether-calendar` both run it.
 package struct CalendarSyncRun: Sendable, Equatable {
-    /// How long refreshing may take, in seconds (`--budget`).
-    package var budget = 120
-    /// Refresh a token that ends within this many minutes (`--lead`).
-    package var lead = 30
-    /// How many days from today to sync (`--days`).
-    package var days = 14
-    /// JSON instead of a table (`--json`).
-    package var json = false
+    /// The defaults of `--budget`, `--lead` and `--days`, for both commands that parse them.
+    package static let defaultBudget = 120
+    package static let defaultLead = 30
+    package static let defaultDays = 14
 
-    package init(budget: Int = 120, lead: Int = 30, days: Int = 14, json: Bool = false) {
+    /// How long refreshing may take, in seconds (`--budget`).
+    package var budget: Int
+    /// Refresh a token that ends within this many minutes (`--lead`).
+    package var lead: Int
+    /// How many days from today to sync (`--days`).
+    package var days: Int
+    /// JSON instead of a table (`--json`).
+    package var json: Bool
+
+    package init(budget: Int = defaultBudget, lead: Int = defaultLead, days: Int = defaultDays, json: Bool = false) {
         self.budget = budget
         self.lead = lead
         self.days = days

@@ -46,6 +46,12 @@ package struct EntryFile<Entry: Codable & Sendable>: Sendable {
         }
     }
 
+    /// Removes the entries of every name not in `names`; writes nothing when there is none.
+    package func removeAll(except names: Set<String>) {
+        guard load().keys.contains(where: { !names.contains($0) }) else { return }
+        update { entries in entries = entries.filter { names.contains($0.key) } }
+    }
+
     /// Replaces the file atomically with a new one of mode 0600 whatever the umask; a symbolic link in its place is
     /// replaced, never followed. No entries: no file (a signed-out or forgotten connection leaves none behind).
     private func write(_ entries: [String: Entry]) {

@@ -170,7 +170,16 @@ struct CalendarCommandTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: cache.path)
         #expect(left.allSatisfy { $0.hasPrefix(kept + ".") }, "nothing of the forgotten source is left: \(left)")
 
-        // Forgetting every connection leaves no file that names one.
+        // Forgetting every connection leaves no file that names one — not even an entry for a name that has neither
+        // settings nor a record, as a connection removed by hand leaves.
+        let statusFile = cli.home.appendingPathComponent("status.json")
+        var entries =
+            (try? Data(contentsOf: statusFile)).flatMap { try? JSONSerialization.jsonObject(with: $0) }
+            as? [String: Any] ?? [:]
+        entries["ghost"] = ["lastError": "The provider could not be reached", "at": "2026-11-01T00:00:00Z"]
+        try JSONSerialization.data(withJSONObject: entries).write(to: statusFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: statusFile.path)
+        #expect(try await cli.status().contains { $0["name"] as? String == "ghost" } == false)
         #expect(try await cli.run(["logout", "--all", "--forget"]).status == 0)
         #expect(try headers().isEmpty)
         for name in ["status.json", "calendar-status.json", "rejected-tokens.json"] {

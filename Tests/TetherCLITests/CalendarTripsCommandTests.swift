@@ -140,6 +140,10 @@ struct CalendarTripsCommandTests {
         func at(_ day: Int, _ hours: Double) -> Date { day0 + Double(day) * 86_400 + hours * 3600 }
         try await cli.addEvent(user: "ada", "UA 58 SFO → FRA", (at(2, 22), at(3, 9)), zone: "America/Los_Angeles")
         try await cli.addEvent(user: "ada", "UA 59 FRA → SFO", (at(6, 10), at(6, 21)), zone: "Europe/Berlin")
+        // On the window's last Los Angeles day, after Tokyo's last day has ended: in the window.
+        try await cli.addEvent(user: "ada", "UA 60 SFO → NRT", (at(9, 20), at(10, 7)), zone: "America/Los_Angeles")
+        // On its first Tokyo day, before Los Angeles's first day has begun: not in the window.
+        try await cli.addEvent(user: "ada", "UA 61 SFO → LAX", (at(0, 0), at(0, 1.5)), zone: "America/Los_Angeles")
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
         formatter.timeZone = TimeZone(identifier: "America/Los_Angeles")
@@ -162,8 +166,19 @@ struct CalendarTripsCommandTests {
         #expect(days.count == 10)
         #expect(days.first?["timeZones"] as? [String] == ["America/Los_Angeles"])
         let trips = try #require(document["trips"] as? [[String: Any]])
-        #expect(trips.count == 1, "\(trips)")
+        func flightNumbers(_ trips: [[String: Any]]) -> [[String?]] {
+            trips.map { (($0["legs"] as? [[String: Any]]) ?? []).map { $0["flightNumber"] as? String } }
+        }
+        #expect(flightNumbers(trips) == [["UA58", "UA59"], ["UA60"]], "\(trips)")
         #expect(trips.first?["returned"] as? Bool == true)
+        #expect(trips.last?["open"] as? Bool == true)
+
+        // Once the cache knows the zone, the fetch is the window itself, with the same trips.
+        let cached = try await cli.json(["calendar", "trips", "--json"] + window)
+        let again = try #require(cached.object as? [String: Any])
+        #expect((again["home"] as? [String: Any])?["timeZoneFrom"] as? String == "calendar")
+        #expect(flightNumbers((again["trips"] as? [[String: Any]]) ?? []) == [["UA58", "UA59"], ["UA60"]])
+        #expect((again["window"] as? [String: Any])?["start"] as? String == windowObject["start"] as? String)
 
         let text = try await cli.run(["calendar", "trips"] + window)
         #expect(text.status == 0, "\(text.stderr)")

@@ -45,13 +45,13 @@ struct CalendarSyncCommand: AsyncParsableCommand {
     )
 
     @Option(help: ArgumentHelp("How long refreshing may take, in seconds.", valueName: "seconds"))
-    var budget: Int = 120
+    var budget: Int = CalendarSyncRun.defaultBudget
 
     @Option(help: ArgumentHelp("Refresh a token that ends within this many minutes.", valueName: "minutes"))
-    var lead: Int = 30
+    var lead: Int = CalendarSyncRun.defaultLead
 
     @Option(help: ArgumentHelp("How many days from today to sync.", valueName: "days"))
-    var days: Int = 14
+    var days: Int = CalendarSyncRun.defaultDays
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false

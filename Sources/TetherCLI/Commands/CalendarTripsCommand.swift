@@ -25,7 +25,7 @@ struct CalendarTripsCommand: AsyncParsableCommand {
 
             The home time zone is --home-zone; else the zone of the first source's main calendar that names \
             one (Google Calendar's primary calendar has the zone set for the account; Microsoft Graph's \
-            calendars name none), which stays at home while the device's zone travels; else this system's (TZ).
+            calendars name none), which does not travel with the device; else this system's (TZ).
 
             --json prints one object: "window" {start, end}; "home" {timeZone, timeZoneFrom ("option", \
             "calendar" or "system"), timeZoneSource (the source whose calendar gave it), airports}; "trips" [{destination \
@@ -96,49 +96,42 @@ struct CalendarTripsCommand: AsyncParsableCommand {
         return home
     }
 
-    /// The home zone when `--home-zone` is not given: the first source's (in the order the rows list them) whose
-    /// main calendar names one, else this system's.
-    static func homeZone(rows: [CalendarSourceRow]) -> (zone: TimeZone, origin: TripsOutput.ZoneOrigin) {
-        if let row = rows.first(where: { $0.timeZone != nil }), let zone = row.timeZone {
-            return (zone, .calendar(source: row.name))
-        }
-        return (.current, .system)
-    }
+    /// The zones two places can be apart at most (UTC−12 to UTC+14), and an hour more.
+    static let widestZoneGap: TimeInterval = 27 * 3_600
 
     func run() async throws {
-        let given = try home()
+        var home = try home()
         let now = Date()
-        // The window's dates are the home zone's. Without --home-zone that zone is known only once the sources
-        // answered, so the fetch takes in a day more on each side (zones are at most 26 hours apart), and the
-        // window is read again in the zone found.
-        let provisional = try CalendarWindowOptions.window(
-            from: window.from,
-            to: window.to,
-            now: now,
-            timeZone: given.timeZone
-        )
-        let margin: TimeInterval = homeZone == nil ? 86_400 + 3_600 * 3 : 0
-        var options = window
-        options.from = Format.iso8601(provisional.start.addingTimeInterval(-margin))
-        options.to = Format.iso8601(provisional.end.addingTimeInterval(margin))
-        try await CalendarSources.fetchAndShow(global, window: options) { fetch, _, workspace in
-            var output = TripsOutput()
-            var home = given
-            var interval = provisional
-            var events = fetch.events
-            if homeZone == nil {
-                let found = Self.homeZone(rows: fetch.rows)
-                output.zoneOrigin = found.origin
-                home.timeZone = found.zone
-                interval = try CalendarWindowOptions.window(
-                    from: window.from,
-                    to: window.to,
-                    now: now,
-                    timeZone: found.zone
-                )
-                events = events.filter { $0.overlaps(interval, in: found.zone) }
+        var origin = TripsOutput.ZoneOrigin.option
+        var settled = homeZone != nil
+        // The window's dates are the home zone's. Without --home-zone: the zone the cache keeps of a source's main
+        // calendar (read without the network); else, when a Google source may name one, the fetch takes in 27 hours
+        // more on each side and the window is read again in the zone it names; else this system's.
+        let fetched = { (sources: CalendarSources) throws -> DateInterval in
+            var margin: TimeInterval = 0
+            if !settled {
+                if let cached = sources.cachedTimeZone() {
+                    home.timeZone = cached.zone
+                    origin = .calendar(source: cached.source)
+                    settled = true
+                } else {
+                    origin = .system
+                    if sources.profiles.contains(where: { $0.calendar?.api == .google }) { margin = Self.widestZoneGap }
+                }
             }
-            let itinerary = Itinerary(events: events, window: interval, home: home)
+            let window = try interval(in: home.timeZone, now: now)
+            return DateInterval(start: window.start - margin, end: window.end + margin)
+        }
+        try await CalendarSources.fetchAndShow(global, interval: fetched) { fetch, _, workspace in
+            if !settled, let row = fetch.rows.first(where: { $0.timeZone != nil }), let zone = row.timeZone {
+                home.timeZone = zone
+                origin = .calendar(source: row.name)
+            }
+            let exact = try interval(in: home.timeZone, now: now)
+            let events = fetch.events.filter { $0.overlaps(exact, in: home.timeZone) }
+            let itinerary = Itinerary(events: events, window: exact, home: home)
+            var output = TripsOutput()
+            output.zoneOrigin = origin
             if json {
                 workspace.terminal.out(try CalendarOutput.encoder().encode(output.document(itinerary)))
                 workspace.terminal.out("")
@@ -149,5 +142,10 @@ struct CalendarTripsCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+
+    /// The window of --from and --to, their dates read in `zone`.
+    func interval(in zone: TimeZone, now: Date) throws -> DateInterval {
+        try CalendarWindowOptions.window(from: window.from, to: window.to, now: now, timeZone: zone)
     }
 }

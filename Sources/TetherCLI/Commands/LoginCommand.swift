@@ -289,7 +289,11 @@ struct LoginCommand: AsyncParsableCommand {
                 : try await browserSignIn(client, hint, workspace)
         } catch {
             let failure = CLIFailure.from(error, connection: name)
-            workspace.statusFile.record(failure.message, for: name)
+            // Kept for `tether status` when there is a connection to show it for; a first sign-in that failed
+            // leaves nothing behind.
+            let hasSettings = (try? workspace.profiles.profile(named: name)) != nil
+            let hasRecord = (try? await workspace.store.read(ConnectionID(name))) != nil
+            if hasSettings || hasRecord { workspace.statusFile.record(failure.message, for: name) }
             throw failure
         }
         // The provider did not say who signed in: the connection works all the same.

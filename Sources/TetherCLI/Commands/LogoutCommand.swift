@@ -64,7 +64,21 @@ struct LogoutCommand: AsyncParsableCommand {
                 failures.append(failure)
             }
         }
+        if all { await Self.removeOrphanedEntries(workspace) }
         if let first = failures.first { throw ExitCode(first.status.rawValue) }
+    }
+
+    /// Entries of the state files for names that have neither settings nor a record — a connection removed by hand,
+    /// or a first sign-in that failed in an earlier version — go with `--all`. Nothing goes while the store cannot
+    /// be listed: then which names are known is not.
+    static func removeOrphanedEntries(_ workspace: Workspace) async {
+        guard let stored = try? await workspace.store.list(), let settings = try? workspace.profiles.names() else {
+            return
+        }
+        let known = Set(settings).union(stored.map(\.rawValue))
+        workspace.statusFile.file.removeAll(except: known)
+        CalendarSources.statusFile(home: workspace.home).removeAll(except: known)
+        RejectedTokens(workspace: workspace).file.removeAll(except: known)
     }
 
     func signOut(_ name: String, workspace: Workspace) async throws {

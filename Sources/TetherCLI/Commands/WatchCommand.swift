@@ -29,7 +29,7 @@ struct WatchCommand: AsyncParsableCommand {
             TETHER_PREVIOUS_STATUS, TETHER_PROVIDER, TETHER_ACCOUNT (masked), TETHER_MESSAGE, TETHER_EXPIRES_AT, \
             TETHER_GRANT_ENDS_AT, TETHER_GRANT_ENDS_SOON (1 or empty) and TETHER_AT in its environment, and without any other TETHER_* variable: no token, key or secret reaches \
             it. One run at a time: changes that arrive meanwhile wait, a connection's waiting changes become one, \
-            and a run longer than --exec-timeout seconds is stopped (SIGTERM, then SIGKILL). Its standard output \
+            and a run longer than --exec-timeout is stopped (SIGTERM, then SIGKILL). Its standard output \
             goes to standard error. Text from providers in these variables has its control characters removed.
 
             A line on standard error says when the watch has started.

@@ -11,9 +11,18 @@ extension CalendarSources {
         window: CalendarWindowOptions,
         show: (Fetch, DateInterval, Workspace) throws -> Void
     ) async throws {
+        try await fetchAndShow(global, interval: { _ in try window.window() }, show: show)
+    }
+
+    /// ``fetchAndShow(_:window:show:)`` for the interval `interval` gives, once the sources are known.
+    static func fetchAndShow(
+        _ global: GlobalOptions,
+        interval: (CalendarSources) throws -> DateInterval,
+        show: (Fetch, DateInterval, Workspace) throws -> Void
+    ) async throws {
         let workspace = try Workspace(global, createsHome: false)
-        let interval = try window.window()
         let sources = try CalendarSources(workspace: workspace)
+        let interval = try interval(sources)
         try sources.requireAny()
         let fetch = await sources.fetch(window: interval)
         try show(fetch, interval, workspace)

@@ -131,11 +131,13 @@ struct Workspace: CommandWorkspace {
     func profile(named name: String) throws -> Profile {
         guard let profile = try profiles.profile(named: name) else {
             let known = (try? profiles.names()) ?? []
+            let suggestion = NameSuggestion.didYouMean(name, among: known)
             throw CLIFailure(
                 .needsSignIn,
                 "There is no connection named '\(name)' in \(profiles.url.path)",
-                fix: NameSuggestion.didYouMean(name, among: known)
-                    + "Run `tether login PROVIDER --name \(name)`, or `tether status` to list the connections"
+                fix: suggestion.isEmpty
+                    ? "Run `tether login PROVIDER --name \(name)`, or `tether status` to list the connections"
+                    : suggestion + "`tether status` lists the connections"
             )
         }
         return profile

@@ -161,6 +161,21 @@ public final class CalendarCache: Sendable {
         }
     }
 
+    /// The time zone of `source`'s main calendar as the cache last stored it (``CalendarSyncState/primaryTimeZone``),
+    /// read from the header alone: no events file is opened or checked. `nil` when nothing is cached, or the header
+    /// does not open (``load(_:)`` says why).
+    /// - Parameter source: The source.
+    package func primaryTimeZone(of source: CalendarSourceID) -> TimeZone? {
+        let path = fileURL(for: source).path
+        guard let data = try? Self.files({ try VaultFiles.readFile(path) }),
+            let opened = try? openHeader(data, source: source)
+        else { return nil }
+        switch opened {
+        case .legacy(let entry): return entry.state.primaryTimeZone
+        case .current(let body): return body.entry.state.primaryTimeZone
+        }
+    }
+
     /// Stores `entry`, replacing the source's files atomically.
     ///
     /// The files it replaces must open (see the type's discussion); a header this cache opened or wrote last and
