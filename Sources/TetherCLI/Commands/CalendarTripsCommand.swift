@@ -74,10 +74,10 @@ struct CalendarTripsCommand: AsyncParsableCommand {
         _ = try home()
     }
 
-    /// The home the options give; its zone is `zone`, or `--home-zone`, or this system's.
+    /// The home the options give; its zone is `--home-zone`, or this system's until a calendar names one.
     /// - Throws: `ValidationError` for a zone or an airport code that is not known.
-    func home(zone: TimeZone? = nil) throws -> Itinerary.Home {
-        var home = Itinerary.Home(timeZone: zone ?? .current)
+    func home() throws -> Itinerary.Home {
+        var home = Itinerary.Home(timeZone: .current)
         if let homeZone {
             guard !homeZone.isEmpty, let named = TimeZone(identifier: homeZone) else {
                 let shown = UntrustedText.forTerminal(String(homeZone.prefix(40)))
