@@ -378,8 +378,10 @@ package struct CalendarSourceRow: Sendable, Encodable {
     /// How many events of the window the source served, after a fetch (not in the JSON).
     package var events = 0
     /// The time zone of the source's main calendar, when its provider names one (not in the JSON; see
-    /// ``TetherCalendar/CalendarSourceReport/timeZone``).
-    package var timeZone: TimeZone?
+    /// ``TetherCalendar/CalendarSourceReport/timeZone``). Made when asked for: a sync does not.
+    package var timeZone: TimeZone? { timeZoneIdentifier.flatMap(TimeZone.init(identifier:)) }
+    /// The identifier of ``timeZone``.
+    package var timeZoneIdentifier: String?
 
     /// The state of a source that loaded while chosen calendars of it are gone.
     package static let calendarsUnavailable = "calendars-unavailable"
@@ -416,7 +418,7 @@ extension CalendarSourceRow {
         )
         served = report.served
         events = report.eventCount
-        timeZone = report.timeZone
+        timeZoneIdentifier = report.timeZoneIdentifier
         skipped = report.skipped
         unavailable = report.unavailableCalendars.map(\.message)
         switch report.status.kind {

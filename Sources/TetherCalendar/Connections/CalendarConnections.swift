@@ -213,7 +213,7 @@ public actor CalendarConnections {
                     modes: [:],
                     cacheError: remembered.cacheError,
                     unavailableCalendars: remembered.unavailable,
-                    timeZone: remembered.entry?.state.primaryTimeZone
+                    timeZoneIdentifier: remembered.entry?.state.primaryTimeZoneIdentifier
                 )
             )
         }
@@ -306,7 +306,7 @@ public actor CalendarConnections {
             return (events, events.count)
         }
         for index in reports.indices {
-            reports[index].timeZone = memory[reports[index].source]?.entry?.state.primaryTimeZone
+            reports[index].timeZoneIdentifier = memory[reports[index].source]?.entry?.state.primaryTimeZoneIdentifier
             var report = reports[index]
             if report.served == .fresh {
                 // A fresh report counted its events when the sync was recorded.

@@ -69,7 +69,9 @@ public struct CalendarSourceReport: Sendable {
     /// (``CalendarSyncState/primaryTimeZone``): the zone the person set for the account, a better guess at home
     /// than the zone of the device, which travels with them. `nil` when the main calendar is not read, or the
     /// provider names no zone (Graph, EventKit).
-    public var timeZone: TimeZone?
+    public var timeZone: TimeZone? { timeZoneIdentifier.flatMap(TimeZone.init(identifier:)) }
+    /// The identifier of ``timeZone``, as the provider wrote it.
+    package var timeZoneIdentifier: String?
 
     /// Whether the events shown are not from a sync that just succeeded.
     public var isStale: Bool { served != .fresh }

@@ -97,9 +97,11 @@ public struct CalendarSyncState: Sendable, Hashable, Codable {
 
     /// The time zone of the main calendar (``CalendarInfo/isPrimary``), when it is read and its provider names a
     /// zone the system knows (``CalendarInfo/timeZone``).
-    public var primaryTimeZone: TimeZone? {
-        calendars.values.first { $0.info.isPrimary }?.info.timeZone.flatMap(TimeZone.init(identifier:))
-    }
+    public var primaryTimeZone: TimeZone? { primaryTimeZoneIdentifier.flatMap(TimeZone.init(identifier:)) }
+
+    /// The identifier of ``primaryTimeZone``, as the provider wrote it: a sync hands it on without making the
+    /// `TimeZone` (whose first one costs a process most of a millisecond).
+    var primaryTimeZoneIdentifier: String? { calendars.values.first { $0.info.isPrimary }?.info.timeZone }
 
     /// Every event of every calendar.
     public var allEvents: [CalendarEvent] { calendars.values.flatMap { $0.events.values } }
